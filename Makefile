@@ -1,0 +1,58 @@
+# bpflock: our BPF spin locks as a patch series on Debian's linux-source-6.1,
+# built and tested booted in QEMU. `make help` lists the targets.
+
+KERNEL ?= ours
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: help deps run test test-kernel shell vm-run kernels tests series-check clean-results
+
+help:
+	@echo "bpflock targets:"
+	@echo "  make run                 build everything, boot ours, show the feature at work"
+	@echo "  make test                the whole suite on stock, baseline and ours + expectation matrix"
+	@echo "  make test KERNEL=stock   the suite on one variant (stock, baseline or ours)"
+	@echo "  make shell KERNEL=...    interactive guest shell (tests in /tests/bin; quit: poweroff -f)"
+	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
+	@echo "                           run a command in the guest with DIR's files in its cwd"
+	@echo "  make kernels             build the three kernel variants"
+	@echo "  make series-check        checkpatch --strict on every patch of the series"
+	@echo "Variables: VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
+	@echo "  BPFLOCK_SCALE (percent of the default iterations), BPFLOCK_TESTS (binaries to run),"
+	@echo "  VERBOSE=1 (stream the guest console)"
+
+deps:
+	@$(S)/deps.sh
+
+run: deps
+	@$(S)/demo.sh
+
+# `make test` runs all variants unless KERNEL is given on the command line.
+test: deps
+ifeq ($(origin KERNEL),command line)
+	@$(S)/test.sh $(KERNEL)
+else
+	@$(S)/test.sh stock baseline ours
+endif
+
+kernels: deps
+	@for v in stock baseline ours; do $(S)/kernel.sh $$v >/dev/null || exit 1; done
+
+tests: deps
+	@$(S)/build-tests.sh >/dev/null
+
+shell: deps
+	@img=$$($(S)/kernel.sh $(KERNEL)) && t=$$($(S)/build-tests.sh) && \
+		$(S)/vm.sh --kernel $$img --initrd $$t/initramfs.cpio --shell --name $(KERNEL)
+
+vm-run: deps
+	@test -n "$(RUN)" || { echo "usage: make vm-run KERNEL=ours RUN='cmd' [DIR=folder]"; exit 2; }
+	@img=$$($(S)/kernel.sh $(KERNEL)) && t=$$($(S)/build-tests.sh) && \
+		$(S)/vm.sh --kernel $$img --initrd $$t/initramfs.cpio --name $(KERNEL) \
+		--cmd '$(RUN)' $(if $(DIR),--add $(DIR))
+
+series-check: deps
+	@$(S)/series-check.sh
+
+clean-results:
+	rm -rf build/results

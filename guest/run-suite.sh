@@ -1,0 +1,12 @@
+#!/bin/sh
+# Runs in the guest: every test binary (or the ones named), each under a
+# timeout. Results go to the console and, for the host, to /dev/ttyS1.
+# usage: run-suite.sh [TEST...]
+set -o pipefail
+tests=${*:-$(ls /tests/bin)}
+rc=0
+for t in $tests; do
+	echo "# binary $t"
+	timeout "${BPFLOCK_BIN_TIMEOUT:-1200}" "/tests/bin/$t" 2>&1 | tee /dev/ttyS1 || rc=1
+done
+exit $rc

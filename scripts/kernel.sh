@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Build one kernel variant from the cached tree and print its bzImage path.
+# Rebuilds only when the tree version, the variant's patches or the config
+# fragments changed (the key); compiles through ccache.
+# usage: scripts/kernel.sh stock|baseline|ours [plain|debug]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 1 ] || die "usage: scripts/kernel.sh stock|baseline|ours [plain|debug]"
+variant=$1
+flavour=${2:-plain}
+variant_patch_count "$variant" >/dev/null
+
+repo=$("$BPFLOCK_ROOT/scripts/source.sh")
+ver=$(installed_version)
+tree=$BPFLOCK_CACHE/trees/$ver/$variant
+out=$BPFLOCK_CACHE/out/$ver/$variant-$flavour
+key=$(kernel_key "$variant" "$flavour")
+image=$out/arch/x86/boot/bzImage
+
+if [ -f "$image" ] && [ "$(cat "$out/.bpflock-key" 2>/dev/null)" = "$key" ]; then
+	say "kernel $variant/$flavour is up to date ($key)"
+	echo "$image"
+	exit 0
+fi
+
+prepare_tree() {
+	if [ ! -e "$tree/.git" ]; then
+		git -C "$repo" worktree prune
+		git -C "$repo" worktree add -q --detach "$tree" base
+	fi
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" checkout -q -f --detach base
+	git -C "$tree" clean -q -f -d
+	local p
+	while read -r p; do
+		[ -n "$p" ] || continue
+		if ! git -C "$tree" -c user.name=bpflock -c user.email=dev@bpflock.invalid \
+			am -q "$p" >/dev/null 2>&1; then
+			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			die "patch $(basename "$p") does not apply to linux-source-6.1 $ver: rebase the series on this version"
+		fi
+	done < <(variant_patches "$variant")
+	say "tree $variant: $(git -C "$tree" rev-list --count base..HEAD) patch(es) on linux-source-6.1 $ver"
+}
+
+check_config() {
+	local frag line opt missing=()
+	while read -r frag; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*)
+				grep -qx -- "$line" "$out/.config" || missing+=("$line") ;;
+			'# CONFIG_'*' is not set')
+				opt=${line#\# }
+				opt=${opt%% *}
+				! grep -q "^$opt=" "$out/.config" || missing+=("$line") ;;
+			esac
+		done <"$frag"
+	done < <(config_fragments "$flavour")
+	if [ ${#missing[@]} -gt 0 ]; then
+		die "options lost by olddefconfig (check their dependencies): ${missing[*]}"
+	fi
+}
+
+configure() {
+	mkdir -p "$out"
+	make -s -C "$tree" O="$out" tinyconfig >/dev/null
+	# shellcheck disable=SC2046
+	KCONFIG_CONFIG=$out/.config "$tree/scripts/kconfig/merge_config.sh" -m -O "$out" \
+		"$out/.config" $(config_fragments "$flavour") >/dev/null
+	make -s -C "$tree" O="$out" olddefconfig >/dev/null
+	check_config
+}
+
+prepare_tree
+configure
+say "building kernel $variant/$flavour in $out (ccache, $JOBS jobs; cold: ~10 min)"
+start=$(date +%s)
+make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" \
+	KBUILD_BUILD_TIMESTAMP=bpflock KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
+	bzImage >"$out/build.log" 2>&1 || {
+	tail -n 30 "$out/build.log" >&2
+	die "kernel $variant/$flavour failed to build; full log: $out/build.log"
+}
+echo "$key" >"$out/.bpflock-key"
+say "kernel $variant/$flavour built in $(($(date +%s) - start)) s"
+echo "$image"

@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# Common settings and helpers for the bpflock scripts. Sourced, not run.
+
+BPFLOCK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BPFLOCK_CACHE=${BPFLOCK_CACHE:-/var/cache/bpflock}
+JOBS=${JOBS:-$(nproc)}
+export CCACHE_DIR=${CCACHE_DIR:-$BPFLOCK_CACHE/ccache}
+
+say() { printf '[bpflock] %s\n' "$*" >&2; }
+die() { printf '[bpflock] error: %s\n' "$*" >&2; exit 1; }
+
+# The Debian version the series was last tested against.
+tested_version() { cat "$BPFLOCK_ROOT/config/debian-version"; }
+
+# The version apt installed (dpkg's view), empty if not installed.
+installed_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true
+}
+
+# Patches of the series in order; with a count, only the first N.
+series_patches() {
+	local n=${1:-0} i=0 p
+	while read -r p; do
+		case "$p" in '' | '#'*) continue ;; esac
+		i=$((i + 1))
+		if [ "$n" -gt 0 ] && [ "$i" -gt "$n" ]; then
+			break
+		fi
+		printf '%s\n' "$BPFLOCK_ROOT/patches/$p"
+	done <"$BPFLOCK_ROOT/patches/series"
+}
+
+# How many patches belong to a variant: stock none, baseline the
+# removal patch (the first one), ours all.
+variant_patch_count() {
+	case "$1" in
+	stock) echo none ;;
+	baseline) if [ -s "$BPFLOCK_ROOT/patches/series" ]; then echo 1; else echo none; fi ;;
+	ours) echo all ;;
+	*) die "unknown kernel variant '$1' (use stock, baseline or ours)" ;;
+	esac
+}
+
+variant_patches() {
+	case "$(variant_patch_count "$1")" in
+	none) ;;
+	all) series_patches 0 ;;
+	*) series_patches "$(variant_patch_count "$1")" ;;
+	esac
+}
+
+# Config fragments of a flavour: plain or debug.
+config_fragments() {
+	echo "$BPFLOCK_ROOT/config/base.config"
+	if [ "${1:-plain}" = debug ]; then
+		echo "$BPFLOCK_ROOT/config/debug.config"
+	fi
+}
+
+# Key of a kernel build: tree version + patches + config + scripts.
+kernel_key() {
+	local variant=$1 flavour=$2
+	{
+		installed_version
+		variant_patches "$variant" | xargs -r cat
+		config_fragments "$flavour" | xargs cat
+		cat "$BPFLOCK_ROOT/scripts/kernel.sh"
+	} | sha256sum | cut -c1-16
+}

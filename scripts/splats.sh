@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Scan a guest console log for kernel splats. Any line matching the deny
+# list and not the allow list fails the scan; so does a missing deny list.
+# usage: scripts/splats.sh CONSOLE.log
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || die "usage: scripts/splats.sh CONSOLE.log"
+log=$1
+deny=$BPFLOCK_ROOT/config/splat-deny.txt
+allow=$BPFLOCK_ROOT/config/splat-allow.txt
+[ -s "$deny" ] || die "deny list $deny is missing or empty: refusing to call the log clean"
+[ -f "$log" ] || die "no console log at $log"
+
+patterns() { grep -v -e '^#' -e '^$' "$1"; }
+
+hits=$(tr -d '\r' <"$log" | grep -E -n -f <(patterns "$deny") || true)
+if [ -n "$hits" ] && [ -f "$allow" ] && [ -n "$(patterns "$allow")" ]; then
+	hits=$(printf '%s\n' "$hits" | grep -E -v -f <(patterns "$allow") || true)
+fi
+if [ -n "$hits" ]; then
+	say "kernel splat in $log:"
+	first=$(printf '%s\n' "$hits" | head -n 1 | cut -d: -f1)
+	tr -d '\r' <"$log" | sed -n "$((first > 5 ? first - 5 : 1)),$((first + 30))p" >&2
+	say "full console log: $log"
+	exit 1
+fi

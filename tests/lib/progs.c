@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/* See progs.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/btf.h>
+#include <bpf/btf.h>
+
+#include "progs.h"
+
+#define LOG_SIZE (1 << 20)
+#define MAX_MSGS 4
+
+struct expect {
+	const struct embedded_obj *obj;
+	char prog[64];
+	bool failure;
+	int err;
+	bool has_retval;
+	long long retval;
+	int nmsg;
+	char msg[MAX_MSGS][160];
+};
+
+static const struct { const char *name; int err; } errnos[] = {
+	{ "EINVAL", EINVAL }, { "EACCES", EACCES }, { "EPERM", EPERM },
+	{ "E2BIG", E2BIG }, { "EFAULT", EFAULT }, { "ENOTSUPP", 524 },
+	{ "EOPNOTSUPP", EOPNOTSUPP },
+};
+
+static int errno_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < KT_ARRAY_SIZE(errnos); i++)
+		if (!strcmp(errnos[i].name, name))
+			return errnos[i].err;
+	return -1;
+}
+
+static int silent_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	return level == LIBBPF_WARN && getenv("BPFLOCK_VERBOSE") ?
+		vfprintf(stderr, fmt, ap) : 0;
+}
+
+static bool wanted(const char *name, const char *const *progs)
+{
+	for (; progs && *progs; progs++)
+		if (!strcmp(name, *progs))
+			return true;
+	return false;
+}
+
+struct bpf_object *obj_open(struct kt *t, const struct embedded_obj *o,
+			    const char *const *progs)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o->name);
+	struct bpf_program *p;
+	struct bpf_object *obj;
+
+	libbpf_set_print(silent_print);
+	obj = bpf_object__open_mem(o->data, o->size, &opts);
+	if (!obj) {
+		kt_fail(t, "cannot open BPF object %s: %s", o->name, strerror(errno));
+		return NULL;
+	}
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, wanted(bpf_program__name(p), progs));
+	return obj;
+}
+
+struct bpf_object *obj_load(struct kt *t, const struct embedded_obj *o,
+			    const char *const *progs)
+{
+	struct bpf_object *obj = obj_open(t, o, progs);
+	int err;
+
+	if (!obj)
+		return NULL;
+	err = bpf_object__load(obj);
+	if (err) {
+		kt_fail(t, "loading %s from %s: %s", progs && progs[0] ? progs[0] : "maps",
+			o->name, strerror(-err));
+		bpf_object__close(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+int obj_prog_fd(struct kt *t, struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
+
+	if (!p || bpf_program__fd(p) < 0) {
+		kt_fail(t, "program %s is not loaded", name);
+		return -1;
+	}
+	return bpf_program__fd(p);
+}
+
+int obj_map_fd(struct kt *t, struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	if (!m || bpf_map__fd(m) < 0) {
+		kt_fail(t, "map %s does not exist", name);
+		return -1;
+	}
+	return bpf_map__fd(m);
+}
+
+int prog_run(int prog_fd, int repeat, __u32 *retval)
+{
+	char pkt[64] = { [12] = 0x08, [13] = 0x00 };	/* IPv4 ethertype */
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = pkt,
+		.data_size_in = sizeof(pkt),
+		.repeat = repeat,
+	);
+	int err;
+
+	err = bpf_prog_test_run_opts(prog_fd, &opts);
+	if (retval)
+		*retval = opts.retval;
+	return err;
+}
+
+int load_one_logged(const struct embedded_obj *o, const char *prog,
+		    int (*prepare)(struct bpf_object *obj, void *ctx), void *ctx,
+		    char *log, size_t log_size)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o->name);
+	struct bpf_program *p;
+	struct bpf_object *obj;
+	int err;
+
+	libbpf_set_print(silent_print);
+	obj = bpf_object__open_mem(o->data, o->size, &opts);
+	if (!obj)
+		return -errno;
+	bpf_object__for_each_program(p, obj) {
+		bool mine = !strcmp(bpf_program__name(p), prog);
+
+		bpf_program__set_autoload(p, mine);
+		if (mine) {
+			log[0] = 0;
+			bpf_program__set_log_buf(p, log, log_size);
+			bpf_program__set_log_level(p, 1);
+		}
+	}
+	err = prepare ? prepare(obj, ctx) : 0;
+	if (!err)
+		err = bpf_object__load(obj);
+	bpf_object__close(obj);
+	return err;
+}
+
+/* Collect the "expect:" decl tags attached to the program's function. */
+static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
+{
+	__u32 i, n = btf__type_cnt(btf);
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *tt = btf__type_by_id(btf, i);
+		const char *tag;
+
+		if (!btf_is_decl_tag(tt) || tt->type != func_id ||
+		    btf_decl_tag(tt)->component_idx != -1)
+			continue;
+		tag = btf__name_by_offset(btf, tt->name_off);
+		if (strncmp(tag, "expect:", 7))
+			continue;
+		tag += 7;
+		if (!strcmp(tag, "failure"))
+			e->failure = true;
+		else if (!strncmp(tag, "errno=", 6))
+			e->err = errno_by_name(tag + 6);
+		else if (!strncmp(tag, "retval=", 7)) {
+			e->has_retval = true;
+			e->retval = strtoll(tag + 7, NULL, 0);
+		} else if (!strncmp(tag, "msg=", 4) && e->nmsg < MAX_MSGS)
+			snprintf(e->msg[e->nmsg++], sizeof(e->msg[0]), "%s", tag + 4);
+	}
+}
+
+static bool has_tag(const struct btf *btf, __u32 func_id, const char *want)
+{
+	__u32 i, n = btf__type_cnt(btf);
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *tt = btf__type_by_id(btf, i);
+
+		if (btf_is_decl_tag(tt) && tt->type == func_id &&
+		    !strcmp(btf__name_by_offset(btf, tt->name_off), want))
+			return true;
+	}
+	return false;
+}
+
+static void print_log_tail(struct kt *t, const char *log)
+{
+	size_t len = strlen(log);
+	const char *p = len > 600 ? log + len - 600 : log;
+
+	kt_log(t, "verifier log (tail):\n%s", p);
+}
+
+static void run_annotated(struct kt *t, const void *arg)
+{
+	const struct expect *e = arg;
+	char *log = calloc(1, LOG_SIZE);
+	struct bpf_object *obj;
+	int i, err, fd;
+	__u32 retval;
+
+	err = load_one_logged(e->obj, e->prog, NULL, NULL, log, LOG_SIZE);
+	if (e->failure) {
+		if (!err) {
+			kt_fail(t, "the verifier accepted %s; it must reject it", e->prog);
+			goto out;
+		}
+		if (e->err > 0 && -err != e->err)
+			kt_fail(t, "load errno: got %d (%s), want %d (%s)", -err,
+				strerror(-err), e->err, strerror(e->err));
+		for (i = 0; i < e->nmsg; i++)
+			if (!strstr(log, e->msg[i]))
+				kt_fail(t, "verifier log lacks \"%s\"", e->msg[i]);
+		if (t->failed)
+			print_log_tail(t, log);
+		goto out;
+	}
+	if (err) {
+		kt_fail(t, "the verifier rejected %s: %s", e->prog, strerror(-err));
+		print_log_tail(t, log);
+		goto out;
+	}
+	obj = obj_load(t, e->obj, (const char *const[]){ e->prog, NULL });
+	if (!obj)
+		goto out;
+	fd = obj_prog_fd(t, obj, e->prog);
+	if (fd >= 0 && KT_OK(t, prog_run(fd, 1, &retval), "test_run") && e->has_retval)
+		KT_EQ(t, retval, e->retval, "return value");
+	bpf_object__close(obj);
+out:
+	free(log);
+}
+
+int annotated_cases(const struct embedded_obj *o, struct kt_case **cases)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o->name);
+	struct kt_case *out = NULL;
+	struct bpf_program *p;
+	struct bpf_object *obj;
+	const struct btf *btf;
+	int n = 0;
+
+	libbpf_set_print(silent_print);
+	obj = bpf_object__open_mem(o->data, o->size, &opts);
+	if (!obj)
+		return -1;
+	btf = bpf_object__btf(obj);
+	bpf_object__for_each_program(p, obj) {
+		const char *name = bpf_program__name(p);
+		int id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		struct expect *e;
+
+		if (id < 0)
+			continue;
+		e = calloc(1, sizeof(*e));
+		out = realloc(out, (n + 1) * sizeof(*out));
+		if (!e || !out)
+			return -1;
+		e->obj = o;
+		snprintf(e->prog, sizeof(e->prog), "%s", name);
+		read_tags(btf, id, e);
+		out[n].name = strdup(name);
+		out[n].kind = has_tag(btf, id, "expect:kind=common") ?
+			      KT_COMMON : KT_FEATURE;
+		out[n].fn = run_annotated;
+		out[n].arg = e;
+		n++;
+	}
+	/* Keep the object's BTF alive: names above point into it. */
+	*cases = out;
+	return n;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loading the suite's embedded BPF objects, and turning the annotated
+ * programs of an object (see progs/bpflock.h) into ktest cases.
+ */
+#ifndef BPFLOCK_PROGS_H
+#define BPFLOCK_PROGS_H
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "ktest.h"
+
+struct embedded_obj {
+	const char *name;
+	const void *data;
+	size_t size;
+};
+
+/* An object file linked in by tests/Makefile as progs/NAME.bpf.o. */
+#define EMBEDDED_OBJ(n) ({						\
+	extern const char _binary_##n##_bpf_o_start[];			\
+	extern const char _binary_##n##_bpf_o_end[];			\
+	(struct embedded_obj){ #n, _binary_##n##_bpf_o_start,		\
+		(size_t)(_binary_##n##_bpf_o_end - _binary_##n##_bpf_o_start) }; \
+})
+
+/* Open an object; only the named programs will load (NULL: none). */
+struct bpf_object *obj_open(struct kt *t, const struct embedded_obj *o,
+			    const char *const *progs);
+
+/* Open and load, returning the object or NULL after a failed check. */
+struct bpf_object *obj_load(struct kt *t, const struct embedded_obj *o,
+			    const char *const *progs);
+
+/* Find a loaded program's or map's fd by name; -1 after a failed check. */
+int obj_prog_fd(struct kt *t, struct bpf_object *obj, const char *name);
+int obj_map_fd(struct kt *t, struct bpf_object *obj, const char *name);
+
+/* BPF_PROG_TEST_RUN on a 64-byte packet (tc, xdp, cgroup_skb, ...). */
+int prog_run(int prog_fd, int repeat, __u32 *retval);
+
+/*
+ * One case per annotated program of the object. Returns the number of
+ * cases written to *cases (malloc'ed), -1 on error.
+ */
+int annotated_cases(const struct embedded_obj *o, struct kt_case **cases);
+
+/* Load a program of an object with a log, for custom verdict checks. */
+int load_one_logged(const struct embedded_obj *o, const char *prog,
+		    int (*prepare)(struct bpf_object *obj, void *ctx), void *ctx,
+		    char *log, size_t log_size);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the BPF programs of the suite: includes, and the expectation
+ * annotations that tests/lib/progs.c reads back from BTF decl tags, so that
+ * every program carries its verdict next to its code:
+ *
+ *   SEC("tc") __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+ *   int missing_unlock(struct __sk_buff *skb) { ... }
+ */
+#ifndef BPFLOCK_PROGS_H
+#define BPFLOCK_PROGS_H
+
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+
+#define __expect(x)	__attribute__((btf_decl_tag("expect:" x)))
+/* The verifier accepts the program; it is then run once with test_run. */
+#define __success	__expect("success")
+/* The verifier rejects the program. */
+#define __failure	__expect("failure")
+/* A substring the verifier log must contain (may repeat). */
+#define __msg(m)	__expect("msg=" m)
+/* The errno the load must fail with (a name from errno.h). */
+#define __errno(e)	__expect("errno=" #e)
+/* The value the program must return when run. */
+#define __retval(v)	__expect("retval=" #v)
+/* Expected on every kernel variant (default: only where the feature is). */
+#define __common	__expect("kind=common")
+
+char _license[] SEC("license") = "GPL";
+
+#endif

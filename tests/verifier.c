@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verifier rules for bpf_spin_lock: every annotated program of
+ * progs/verifier.bpf.c is a case, plus the rules that need a map or a
+ * process set up in a way a BPF object cannot describe.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "progs.h"
+
+struct elem {
+	int cnt;
+	struct bpf_spin_lock lock;
+	int data[2];
+};
+
+static int use_map_without_btf(struct bpf_object *obj, void *ctx)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "amap");
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "nobtf", sizeof(int),
+			    sizeof(struct elem), 2, NULL);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(m, fd);
+	close(fd);
+	return err;
+}
+
+/* A map created without BTF cannot be used with the lock helpers. */
+static void map_needs_btf(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(verifier);
+	static char log[1 << 16];
+	int err;
+
+	err = load_one_logged(&o, "lock_unlock", use_map_without_btf, NULL,
+			      log, sizeof(log));
+	KT_ERR(t, err, EACCES, "load with a BTF-less map");
+	if (!strstr(log, "map 'nobtf' has to have BTF in order to use bpf_spin_lock"))
+		kt_fail(t, "verifier log lacks the BTF message; log:\n%s", log);
+}
+
+/* Unprivileged users cannot call the lock helpers at all. */
+static void unprivileged_rejected(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(verifier);
+	static char log[1 << 16];
+	int status, err;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		err = load_one_logged(&o, "type_cgroup_skb", NULL, NULL, log, sizeof(log));
+		if (err != -EINVAL)
+			_exit(101);
+		_exit(strstr(log, "unknown func bpf_spin_lock#93") ? 0 : 102);
+	}
+	if (!KT_OK(t, pid, "fork") || !KT_OK(t, waitpid(pid, &status, 0), "waitpid"))
+		return;
+	KT_TRUE(t, WIFEXITED(status), "child exited");
+	switch (WEXITSTATUS(status)) {
+	case 0:
+		break;
+	case 100:
+		kt_fail(t, "could not drop privileges");
+		break;
+	case 101:
+		kt_fail(t, "unprivileged load did not fail with EINVAL");
+		break;
+	default:
+		kt_fail(t, "unprivileged load failed without \"unknown func bpf_spin_lock#93\"");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(verifier);
+	static const struct kt_case extra[] = {
+		{ "map_needs_btf", KT_FEATURE, map_needs_btf },
+		{ "unprivileged_rejected", KT_COMMON, unprivileged_rejected },
+	};
+	struct kt_case *cases;
+	int n, i;
+
+	n = annotated_cases(&o, &cases);
+	if (n < 0) {
+		fprintf(stderr, "cannot read the programs of %s\n", o.name);
+		return 1;
+	}
+	cases = realloc(cases, (n + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
+	for (i = 0; i < (int)KT_ARRAY_SIZE(extra); i++)
+		cases[n++] = extra[i];
+	return kt_main(argc, argv, "verifier", cases, n);
+}
