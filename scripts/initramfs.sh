@@ -15,6 +15,7 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpflock,tests}
 cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
 install -m 0755 "$BPFLOCK_ROOT/guest/init" "$root/init"
 mkdir -p "$root/tests/bin"
 cp -a "$bindir"/. "$root/tests/bin/"

@@ -78,7 +78,7 @@ configure
 say "building kernel $variant/$flavour in $out (ccache, $JOBS jobs; cold: ~10 min)"
 start=$(date +%s)
 make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" \
-	KBUILD_BUILD_TIMESTAMP=bpflock KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
+	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00 UTC" KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
 	bzImage >"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2
 	die "kernel $variant/$flavour failed to build; full log: $out/build.log"

@@ -26,7 +26,7 @@ for v in "${variants[@]}"; do
 	say "running the suite on $v"
 	rc=0
 	"$BPFLOCK_ROOT/scripts/vm.sh" --kernel "${image[$v]}" --initrd "$tests/initramfs.cpio" \
-		--name "$v" --cmd "sh /tests/run-suite.sh ${BPFLOCK_TESTS:-}" \
+		--name "$v" --cmd "BPFLOCK_VARIANT=$v BPFLOCK_SCALE=${BPFLOCK_SCALE:-100} sh /tests/run-suite.sh ${BPFLOCK_TESTS:-}" \
 		--log "$results/$v-console.log" --out "$results/$v-results.txt" \
 		$([ -n "${VERBOSE:-}" ] || echo --quiet) || rc=$?
 	case $rc in

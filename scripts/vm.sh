@@ -37,7 +37,8 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: apt
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-log=${log:-$work/console.log}
+mkdir -p "$BPFLOCK_ROOT/build"
+log=${log:-$BPFLOCK_ROOT/build/last-console.log}
 status=$work/status
 
 # Per-run archive appended to the base one: the kernel unpacks both.

@@ -22,7 +22,8 @@ struct runner {
 	int prog_fd;
 	long runs;
 	int repeat;
-	long bad;	/* runs whose return value was not 0 */
+	__u32 want;	/* the return value of a good run */
+	long bad;	/* runs that returned something else */
 	int err;	/* first test_run errno */
 	__u32 bad_retval;
 };
@@ -38,7 +39,7 @@ static void *run_thread(void *arg)
 			r->err = errno;
 			break;
 		}
-		if (retval) {
+		if (retval != r->want) {
 			r->bad++;
 			r->bad_retval = retval;
 		}
@@ -47,7 +48,7 @@ static void *run_thread(void *arg)
 }
 
 /* Run the program from THREADS threads; returns the number of bad runs. */
-static long run_threads(struct kt *t, int prog_fd, long runs, int repeat)
+static long run_threads(struct kt *t, int prog_fd, long runs, int repeat, __u32 want)
 {
 	struct runner r[THREADS];
 	pthread_t th[THREADS];
@@ -55,7 +56,8 @@ static long run_threads(struct kt *t, int prog_fd, long runs, int repeat)
 	int i;
 
 	for (i = 0; i < THREADS; i++) {
-		r[i] = (struct runner){ .prog_fd = prog_fd, .runs = runs, .repeat = repeat };
+		r[i] = (struct runner){ .prog_fd = prog_fd, .runs = runs, .repeat = repeat,
+				      .want = want };
 		pthread_create(&th[i], NULL, run_thread, &r[i]);
 	}
 	for (i = 0; i < THREADS; i++) {
@@ -73,7 +75,7 @@ static long run_threads(struct kt *t, int prog_fd, long runs, int repeat)
 /*
  * Invariant: inside the lock the hash counter, the cgroup storage counter
  * and the queue's credit are never seen by two runs at once; each run
- * returns 0 only if it saw them consistent. 4 threads x 10000 runs.
+ * returns 1 only if it saw them consistent. 4 threads x 10000 runs.
  */
 static void seed_spin_lock(struct kt *t, const void *arg)
 {
@@ -87,7 +89,7 @@ static void seed_spin_lock(struct kt *t, const void *arg)
 		return;
 	fd = obj_prog_fd(t, obj, "seed_spin_lock");
 	if (fd >= 0) {
-		bad = run_threads(t, fd, runs, 1);
+		bad = run_threads(t, fd, runs, 1, 1);
 		KT_EQ(t, bad, 0, "runs that saw a broken invariant");
 		kt_log(t, "%d threads x %ld runs", THREADS, runs);
 	}
@@ -113,7 +115,7 @@ static void exact_counter(struct kt *t, const void *arg)
 	fd = obj_prog_fd(t, obj, "count");
 	map = obj_map_fd(t, obj, "counters");
 	if (fd >= 0 && map >= 0) {
-		run_threads(t, fd, runs, repeat);
+		run_threads(t, fd, runs, repeat, 0);
 		want = THREADS * runs * repeat;
 		if (KT_OK(t, bpf_map_lookup_elem(map, &key, &c), "lookup")) {
 			KT_EQ(t, c.locked, want, "increments under the lock");

@@ -30,7 +30,7 @@
 	I_ADD64_IMM(BPF_REG_2, -4),					\
 	I_LD_MAP_FD(BPF_REG_1, map_fd),					\
 	I_CALL(BPF_FUNC_map_lookup_elem),				\
-	I_JEQ_IMM(BPF_REG_0, 0, 6),					\
+	I_JEQ_IMM(BPF_REG_0, 0, 7),					\
 	I_MOV64_REG(BPF_REG_6, BPF_REG_0),				\
 	I_MOV64_REG(BPF_REG_1, BPF_REG_6),				\
 	I_ADD64_IMM(BPF_REG_1, lock_off),				\

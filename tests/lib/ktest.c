@@ -61,6 +61,13 @@ void kt_skip(struct kt *t, const char *fmt, ...)
 	t->skipped = true;
 }
 
+const char *kt_variant(void)
+{
+	const char *v = getenv("BPFLOCK_VARIANT");
+
+	return v ? v : "unknown";
+}
+
 long kt_scaled(long n)
 {
 	const char *s = getenv("BPFLOCK_SCALE");

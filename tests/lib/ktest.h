@@ -42,6 +42,9 @@ void kt_skip(struct kt *t, const char *fmt, ...) __attribute__((format(printf, 2
 int kt_main(int argc, char **argv, const char *suite,
 	    const struct kt_case *cases, int n);
 
+/* The kernel variant under test (BPFLOCK_VARIANT): stock, baseline, ours. */
+const char *kt_variant(void);
+
 /* Number of iterations or threads, scaled by BPFLOCK_SCALE (percent). */
 long kt_scaled(long n);
 

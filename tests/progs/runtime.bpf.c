@@ -60,11 +60,14 @@ struct {
 } counters SEC(".maps");
 
 #define CREDIT_PER_NS(delta, rate) (((delta) * (rate)) >> 20)
+#define MAX_CREDIT 100000
 
 /*
- * Returns 0 when every invariant held in this run: the hash counter read
- * exactly 1 while this run held its lock, the queue's credit stayed within
- * bounds, and the cgroup storage counter read 1 under its lock.
+ * Returns 1 (cgroup_skb's "pass") when every invariant held in this run,
+ * 0 otherwise: the hash counter read
+ * exactly 1 while this run held its lock, the cgroup storage counter read 1
+ * under its lock, and the queue's credit (exercised as in the seed) stayed
+ * within its bounds.
  */
 SEC("cgroup_skb/ingress")
 int seed_spin_lock(struct __sk_buff *skb)
@@ -80,7 +83,7 @@ int seed_spin_lock(struct __sk_buff *skb)
 		bpf_map_update_elem(&hmap, &key, &zero, 0);
 		val = bpf_map_lookup_elem(&hmap, &key);
 		if (!val)
-			return 1;
+			return 0;
 	}
 	bpf_spin_lock(&val->lock);
 	if (val->cnt)
@@ -93,15 +96,18 @@ int seed_spin_lock(struct __sk_buff *skb)
 
 	q = bpf_map_lookup_elem(&vqueue, &key);
 	if (!q)
-		return 4;
+		return 0;
 	curtime = bpf_ktime_get_ns();
 	bpf_spin_lock(&q->lock);
 	q->credit += CREDIT_PER_NS(curtime - q->lasttime, q->rate);
 	q->lasttime = curtime;
-	if (q->credit > 1000000)
-		q->credit = 1000000;
+	if (q->credit > MAX_CREDIT)
+		q->credit = MAX_CREDIT;
 	q->credit -= skb->len;
-	if (q->credit < -1000000)
+	/* The test leaves rate at 0: refill by hand once spent. */
+	if (q->credit < 0)
+		q->credit = MAX_CREDIT;
+	if (q->credit < 0 || q->credit > MAX_CREDIT)
 		err = 5;
 	bpf_spin_unlock(&q->lock);
 
@@ -112,7 +118,7 @@ int seed_spin_lock(struct __sk_buff *skb)
 		err = 6;
 	cls->cnt--;
 	bpf_spin_unlock(&cls->lock);
-	return err;
+	return !err;
 }
 
 SEC("tc")

@@ -146,8 +146,8 @@ int unlock_without_lock(struct __sk_buff *skb)
 	return 0;
 }
 
-/* seed test8 */
-SEC("tc") __failure __msg("Locking two bpf_spin_locks are not allowed") __errno(EACCES)
+/* seed test8: the second lock call is refused as a call under the lock */
+SEC("tc") __failure __msg("function calls are not allowed while holding a lock") __errno(EINVAL)
 int double_lock(struct __sk_buff *skb)
 {
 	struct elem *e = elem0();
@@ -304,7 +304,7 @@ int lock_on_stack(struct __sk_buff *skb)
 }
 
 /* not in the packet */
-SEC("tc") __failure __msg("R1 type=pkt expected=map_value") __errno(EACCES)
+SEC("tc") __failure __msg("helper access to the packet is not allowed") __errno(EACCES)
 int lock_in_packet(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
