@@ -15,5 +15,5 @@ say "building tests against $ksrc"
 make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" all >&2 ||
 	die "test build failed (see above)"
 make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" list >"$out/manifest.txt"
-"$BPFLOCK_ROOT/scripts/initramfs.sh" "$out/initramfs.cpio" "$out/bin"
+"$BPFLOCK_ROOT/scripts/initramfs.sh" "$out/initramfs.cpio" "$out"
 echo "$out"
