@@ -14,7 +14,10 @@ variant_patch_count "$variant" >/dev/null
 repo=$("$BPFLOCK_ROOT/scripts/source.sh")
 ver=$(installed_version)
 tree=$BPFLOCK_CACHE/trees/$ver/$variant
-out=$BPFLOCK_CACHE/out/$ver/$variant-$flavour
+# The build directory sits right inside the tree, so kbuild names every
+# source and include path relative to it ("../kernel/bpf/..."): the same
+# file compiles to the same ccache entry in every variant's tree.
+out=$tree/.out-$flavour
 key=$(kernel_key "$variant" "$flavour")
 image=$out/arch/x86/boot/bzImage
 
@@ -31,7 +34,7 @@ prepare_tree() {
 	fi
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	git -C "$tree" checkout -q -f --detach base
-	git -C "$tree" clean -q -f -d
+	git -C "$tree" clean -q -f -d -e '/.out-*'
 	local p
 	while read -r p; do
 		[ -n "$p" ] || continue
