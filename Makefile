@@ -5,7 +5,7 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-kernel shell vm-run kernels tests series-check clean-results
+.PHONY: help deps run test bench shell vm-run kernels tests series-check clean-results
 
 help:
 	@echo "bpflock targets:"
@@ -15,6 +15,7 @@ help:
 	@echo "  make shell KERNEL=...    interactive guest shell (tests in /tests/bin; quit: poweroff -f)"
 	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
 	@echo "                           run a command in the guest with DIR's files in its cwd"
+	@echo "  make bench [ROUNDS=5]    benchmarks: stock vs ours, interleaved rounds (not a test)"
 	@echo "  make kernels             build the three kernel variants"
 	@echo "  make series-check        checkpatch --strict on every patch of the series"
 	@echo "Variables: VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
@@ -34,6 +35,11 @@ ifeq ($(origin KERNEL),command line)
 else
 	@$(S)/test.sh stock baseline ours
 endif
+
+ROUNDS ?= 5
+SCALE ?= 100
+bench: deps
+	@$(S)/bench.sh $(ROUNDS) $(SCALE)
 
 kernels: deps
 	@for v in stock baseline ours; do $(S)/kernel.sh $$v >/dev/null || exit 1; done

@@ -7,6 +7,7 @@
 #                      [--add DIR] [--cpus N] [--timeout SEC] [--log FILE] [--quiet]
 #                      [--name LABEL] [--out FILE]
 #   --out FILE  save what the guest wrote to /dev/ttyS1 (results, status)
+#   --print-accel  print the accelerator that would be used (kvm, tcg) and exit
 #   --add DIR   copy DIR's files into the guest's /bpflock (its working directory)
 #   --quiet     do not stream the console; it is still written to --log
 # exit: the command's status; 124 timeout; 125 no status (crash, panic, hang)
@@ -14,7 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel= initrd= cmd= shell=0 add= cpus=${VM_CPUS:-4} timeout=${VM_TIMEOUT:-1800}
-boot_timeout=${VM_BOOT_TIMEOUT:-120} log= quiet=0 mem=${VM_MEM:-2G} name=guest out=
+boot_timeout=${VM_BOOT_TIMEOUT:-120} log= quiet=0 mem=${VM_MEM:-2G} name=guest out= print_accel=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--name) name=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--print-accel) print_accel=1; shift ;;
 	*) die "unknown argument '$1' (see the usage line in $0)" ;;
 	esac
 done
@@ -82,6 +84,10 @@ choose_accel() {
 }
 
 accel=$(choose_accel)
+if [ "$print_accel" -eq 1 ]; then
+	echo "$accel"
+	exit 0
+fi
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu max)
 else

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmarks (not tests): prints one CSV line "row,ops_per_sec" per
+ * measurement, higher is better everywhere. scripts/bench.sh runs it on
+ * stock and ours in turn and compares.
+ *
+ * usage: bench [SCALE_PERCENT]
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progs.h"
+
+#define PAIRS 64
+
+struct elem {
+	struct bpf_spin_lock lock;
+	__u32 pad0;
+	__u64 cnt;
+	__u64 pad[6];
+};
+
+static long scale = 100;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu % sysconf(_SC_NPROCESSORS_ONLN), &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int run(int fd, int repeat, __u32 *duration)
+{
+	char pkt[64] = { [12] = 0x08 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt,
+		    .data_size_in = sizeof(pkt), .repeat = repeat);
+	int err = bpf_prog_test_run_opts(fd, &o);
+
+	if (duration)
+		*duration = o.duration;
+	return err;
+}
+
+/* Uncontended: in-kernel average ns per run, PAIRS pairs per run. */
+static void uncontended(const char *row, int fd)
+{
+	__u32 ns;
+
+	pin(0);
+	if (run(fd, 200 * scale, &ns) || !ns) {
+		printf("# %s: test_run failed\n", row);
+		return;
+	}
+	printf("%s,%.0f\n", row, 1e9 * PAIRS / ns);
+}
+
+struct worker {
+	int fd;
+	int cpu;
+	int repeat;
+	atomic_int *go;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	pin(w->cpu);
+	while (!atomic_load(w->go))
+		;
+	run(w->fd, w->repeat, NULL);
+	return NULL;
+}
+
+/* Contended: aggregate pairs per second of n threads on n vCPUs. */
+static void contended(const char *row, int fd, int n)
+{
+	struct worker w[8];
+	pthread_t th[8];
+	atomic_int go = 0;
+	double t0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w[i] = (struct worker){ fd, i, 50 * scale, &go };
+		pthread_create(&th[i], NULL, work, &w[i]);
+	}
+	usleep(20000);
+	t0 = now();
+	atomic_store(&go, 1);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	printf("%s,%.0f\n", row, (double)n * 50 * scale * PAIRS / (now() - t0));
+}
+
+struct bg {
+	int fd;
+	atomic_int stop;
+};
+
+static void *background(void *arg)
+{
+	struct bg *b = arg;
+	static atomic_int cpu = 1;
+
+	pin(atomic_fetch_add(&cpu, 1));
+	while (!atomic_load(&b->stop))
+		run(b->fd, 10, NULL);
+	return NULL;
+}
+
+/* Syscalls per second on key 0 of a map. */
+static void syscalls(const char *row, int map, bool update, __u64 flags)
+{
+	long i, n = 50 * scale;
+	struct elem v = {};
+	int key = 0;
+	double t0;
+
+	pin(0);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		v.cnt = i;
+		if (update ? bpf_map_update_elem(map, &key, &v, flags) :
+			     bpf_map_lookup_elem_flags(map, &key, &v, flags)) {
+			printf("# %s: %s\n", row, strerror(errno));
+			return;
+		}
+	}
+	printf("%s,%.0f\n", row, n / (now() - t0));
+}
+
+static void syscall_rows(int hash, int array, const char *suffix)
+{
+	char row[128];
+	static const struct { const char *name; bool update; __u64 flags; } k[] = {
+		{ "lookup BPF_F_LOCK", false, BPF_F_LOCK },
+		{ "lookup plain", false, 0 },
+		{ "update BPF_F_LOCK", true, BPF_F_LOCK },
+		{ "update plain", true, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < KT_ARRAY_SIZE(k); i++) {
+		snprintf(row, sizeof(row), "hash %s%s", k[i].name, suffix);
+		syscalls(row, hash, k[i].update, k[i].flags);
+		snprintf(row, sizeof(row), "array %s%s", k[i].name, suffix);
+		syscalls(row, array, k[i].update, k[i].flags);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(bench);
+	struct kt t = { .name = "bench" };
+	struct bpf_object *obj;
+	int shared, distinct, nolock, writer, hash, array, i, key = 0;
+	struct elem zero = {};
+	pthread_t th[3];
+	struct bg b;
+
+	if (argc > 1)
+		scale = strtol(argv[1], NULL, 10);
+	obj = obj_load(&t, &o, (const char *const[]){ "lock_shared", "lock_distinct",
+						       "nolock", "hash_writer", NULL });
+	if (!obj)
+		return 1;
+	shared = obj_prog_fd(&t, obj, "lock_shared");
+	distinct = obj_prog_fd(&t, obj, "lock_distinct");
+	nolock = obj_prog_fd(&t, obj, "nolock");
+	writer = obj_prog_fd(&t, obj, "hash_writer");
+	hash = obj_map_fd(&t, obj, "helems");
+	array = obj_map_fd(&t, obj, "elems");
+	bpf_map_update_elem(hash, &key, &zero, 0);
+
+	uncontended("lock+unlock, 1 thread", shared);
+	uncontended("floor: same loop without the lock", nolock);
+	contended("2 vCPUs, one shared element", shared, 2);
+	contended("4 vCPUs, one shared element", shared, 4);
+	contended("2 vCPUs, distinct elements", distinct, 2);
+	contended("4 vCPUs, distinct elements", distinct, 4);
+	syscall_rows(hash, array, "");
+	b = (struct bg){ .fd = writer };
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, background, &b);
+	syscall_rows(hash, array, ", programs writing on 3 vCPUs");
+	atomic_store(&b.stop, 1);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	bpf_object__close(obj);
+	return 0;
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Programs for the benchmarks (bench.c): PAIRS lock/unlock pairs per run
+ * on one shared element, on a per-CPU element, or the same work without
+ * the lock as the floor.
+ */
+#include "bpflock.h"
+
+#define PAIRS 64
+#define ELEMS 8
+
+struct elem {
+	struct bpf_spin_lock lock;
+	__u32 pad0;
+	__u64 cnt;
+	__u64 pad[6];	/* one cache line per element */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ELEMS);
+	__type(key, int);
+	__type(value, struct elem);
+} elems SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ELEMS);
+	__type(key, int);
+	__type(value, struct elem);
+} helems SEC(".maps");
+
+static __always_inline int pairs(int key)
+{
+	struct elem *e = bpf_map_lookup_elem(&elems, &key);
+	int i;
+
+	if (!e)
+		return 1;
+	for (i = 0; i < PAIRS; i++) {
+		bpf_spin_lock(&e->lock);
+		e->cnt++;
+		bpf_spin_unlock(&e->lock);
+	}
+	return 0;
+}
+
+SEC("tc")
+int lock_shared(struct __sk_buff *skb)
+{
+	return pairs(0);
+}
+
+SEC("tc")
+int lock_distinct(struct __sk_buff *skb)
+{
+	return pairs(bpf_get_smp_processor_id() % ELEMS);
+}
+
+SEC("tc")
+int nolock(struct __sk_buff *skb)
+{
+	int key = 0, i;
+	struct elem *e = bpf_map_lookup_elem(&elems, &key);
+
+	if (!e)
+		return 1;
+	for (i = 0; i < PAIRS; i++)
+		*(volatile __u64 *)&e->cnt += 1;
+	return 0;
+}
+
+/* Writes the hash element under its lock, for the syscall rows. */
+SEC("tc")
+int hash_writer(struct __sk_buff *skb)
+{
+	int key = 0;
+	struct elem *e = bpf_map_lookup_elem(&helems, &key);
+
+	if (!e)
+		return 1;
+	bpf_spin_lock(&e->lock);
+	e->cnt++;
+	e->pad[0] = e->cnt;
+	bpf_spin_unlock(&e->lock);
+	return pairs(0);
+}
