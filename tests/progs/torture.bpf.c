@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Programs for the torture run (torture.c). Several program types take
+ * the locks of a few shared elements at once:
+ * - counters (hash and array, never deleted or written by user space):
+ *   every run adds 1 under the lock to the element it picked;
+ * - patterns (hash and array, also rewritten, deleted and re-inserted by
+ *   user space): every run writes one value into all NVARS ints under
+ *   the lock, so any reader holding the lock sees them equal;
+ * - a cgroup storage counter, for the cgroup_skb program.
+ */
+#include "bpflock.h"
+
+#define NELEMS 4
+#define NVARS 8
+
+struct counter {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 cnt;
+};
+
+struct pattern {
+	struct bpf_spin_lock lock;
+	int var[NVARS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NELEMS);
+	__type(key, int);
+	__type(value, struct counter);
+} cnt_hash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NELEMS);
+	__type(key, int);
+	__type(value, struct counter);
+} cnt_array SEC(".maps");
+
+/* Room for twice the keys: churn never runs a preallocated map dry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * NELEMS);
+	__type(key, int);
+	__type(value, struct pattern);
+} pat_hash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NELEMS);
+	__type(key, int);
+	__type(value, struct pattern);
+} pat_array SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);
+	__type(key, struct bpf_cgroup_storage_key);
+	__type(value, struct counter);
+} cg_cnt SEC(".maps");
+
+static __always_inline int bump(void *map, int key)
+{
+	struct counter *c = bpf_map_lookup_elem(map, &key);
+
+	if (!c)
+		return 1;
+	bpf_spin_lock(&c->lock);
+	c->cnt++;
+	bpf_spin_unlock(&c->lock);
+	return 0;
+}
+
+static __always_inline void paint(void *map, int key, int v)
+{
+	struct pattern *p = bpf_map_lookup_elem(map, &key);
+	int i;
+
+	if (!p)
+		return;	/* deleted by user space just now */
+	bpf_spin_lock(&p->lock);
+	for (i = 0; i < NVARS; i++)
+		p->var[i] = v;
+	bpf_spin_unlock(&p->lock);
+}
+
+/* One round: 2 counter increments (hash, array) and 2 paints. */
+static __always_inline int round(void)
+{
+	__u32 r = bpf_get_prandom_u32();
+	int key = r % NELEMS, err;
+
+	err = bump(&cnt_hash, key);
+	err |= bump(&cnt_array, (r >> 8) % NELEMS);
+	paint(&pat_hash, (r >> 16) % NELEMS, r);
+	paint(&pat_array, (r >> 24) % NELEMS, r);
+	return err;
+}
+
+SEC("tc")
+int tort_tc(struct __sk_buff *skb)
+{
+	return round();
+}
+
+SEC("xdp")
+int tort_xdp(struct xdp_md *ctx)
+{
+	return round() ? XDP_ABORTED : XDP_PASS;
+}
+
+SEC("cgroup_skb/ingress")
+int tort_cg(struct __sk_buff *skb)
+{
+	struct counter *c = bpf_get_local_storage(&cg_cnt, 0);
+	int err = round();
+
+	bpf_spin_lock(&c->lock);
+	c->cnt++;
+	bpf_spin_unlock(&c->lock);
+	return !err;
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Torture: on all vCPUs at once, tc, XDP and cgroup_skb programs take the
+ * locks of a few hash and array elements (through test runs) while user
+ * space threads read and write the same elements with BPF_F_LOCK, delete
+ * and re-insert hash keys, and run batch lookups.
+ *
+ * Invariants, counted:
+ * - every read made under the lock (lookup or batch with BPF_F_LOCK)
+ *   sees all NVARS ints of a pattern equal: no torn value;
+ * - the counters, which only programs touch, end up at exactly twice the
+ *   number of program runs: no increment lost;
+ * - it ends: the harness's per-case timeout fails it if anything hangs
+ *   (give BPFLOCK_TEST_TIMEOUT room for long runs), and
+ *   the kernel's own lockup detectors and the console scan catch the rest.
+ *
+ * BPFLOCK_TORTURE_SECONDS sets the duration (default 5).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progs.h"
+
+#define NELEMS 4
+#define NVARS 8
+#define PROG_THREADS 4
+#define REPEAT 100
+
+struct counter {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 cnt;
+};
+
+struct pattern {
+	struct bpf_spin_lock lock;
+	int var[NVARS];
+};
+
+struct shared {
+	int progs[3];
+	int cnt_hash, cnt_array, pat_hash, pat_array;
+	atomic_int stop;
+	atomic_long runs;		/* successful program runs */
+	atomic_long run_errors;
+	atomic_long lookups, updates, deletes, inserts, batches;
+	atomic_long torn;
+	atomic_long errors;		/* unexpected syscall errors */
+	int first_errno;
+	const char *first_op;
+};
+
+static void note_error(struct shared *s, const char *op, int err)
+{
+	if (atomic_fetch_add(&s->errors, 1) == 0) {
+		s->first_errno = err;
+		s->first_op = op;
+	}
+}
+
+static bool uniform(const struct pattern *p)
+{
+	int i;
+
+	for (i = 1; i < NVARS; i++)
+		if (p->var[i] != p->var[0])
+			return false;
+	return true;
+}
+
+static void *prog_thread(void *arg)
+{
+	struct shared *s = arg;
+	__u32 retval;
+	unsigned int i = 0;
+
+	while (!atomic_load(&s->stop)) {
+		int which = i++ % 3;
+
+		if (prog_run(s->progs[which], REPEAT, &retval) ||
+		    retval != (which == 2 ? 1u : which == 1 ? 2u : 0u)) {
+			atomic_fetch_add(&s->run_errors, 1);
+			continue;
+		}
+		atomic_fetch_add(&s->runs, REPEAT);
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct shared *s = arg;
+	struct pattern p;
+	unsigned int i = 0;
+
+	while (!atomic_load(&s->stop)) {
+		int key = i % NELEMS, map = (i++ & 1) ? s->pat_hash : s->pat_array;
+
+		if (bpf_map_lookup_elem_flags(map, &key, &p, BPF_F_LOCK)) {
+			if (errno != ENOENT)
+				note_error(s, "lookup", errno);
+			continue;
+		}
+		atomic_fetch_add(&s->lookups, 1);
+		if (!uniform(&p) || p.lock.val)
+			atomic_fetch_add(&s->torn, 1);
+	}
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	struct shared *s = arg;
+	struct pattern p = {};
+	unsigned int i = 0;
+
+	while (!atomic_load(&s->stop)) {
+		int key = i % NELEMS, map = (i & 1) ? s->pat_hash : s->pat_array, k;
+
+		for (k = 0; k < NVARS; k++)
+			p.var[k] = -(int)i;
+		i++;
+		if (bpf_map_update_elem(map, &key, &p, BPF_F_LOCK))
+			note_error(s, "update", errno);
+		else
+			atomic_fetch_add(&s->updates, 1);
+	}
+	return NULL;
+}
+
+/* Deletes a hash key and puts it back, with and without BPF_F_LOCK. */
+static void *churner(void *arg)
+{
+	struct shared *s = arg;
+	struct pattern p = {};
+	unsigned int i = 0;
+
+	while (!atomic_load(&s->stop)) {
+		int key = i % NELEMS;
+
+		if (!bpf_map_delete_elem(s->pat_hash, &key))
+			atomic_fetch_add(&s->deletes, 1);
+		else if (errno != ENOENT)
+			note_error(s, "delete", errno);
+		if (!bpf_map_update_elem(s->pat_hash, &key, &p,
+					 (i & 2) ? BPF_F_LOCK | BPF_NOEXIST : BPF_NOEXIST))
+			atomic_fetch_add(&s->inserts, 1);
+		else if (errno != EEXIST)
+			note_error(s, "insert", errno);
+		i++;
+	}
+	return NULL;
+}
+
+static void *batcher(void *arg)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_F_LOCK);
+	struct shared *s = arg;
+	struct pattern vals[NELEMS];
+	int keys[NELEMS], i = 0;
+
+	while (!atomic_load(&s->stop)) {
+		int map = (i++ & 1) ? s->pat_hash : s->pat_array;
+		__u32 count = NELEMS, batch, k;
+
+		if (bpf_map_lookup_batch(map, NULL, &batch, keys, vals, &count, &opts) &&
+		    errno != ENOENT) {
+			note_error(s, "batch lookup", errno);
+			continue;
+		}
+		atomic_fetch_add(&s->batches, 1);
+		for (k = 0; k < count; k++)
+			if (!uniform(&vals[k]) || vals[k].lock.val)
+				atomic_fetch_add(&s->torn, 1);
+	}
+	return NULL;
+}
+
+static __u64 sum_counters(int map)
+{
+	struct counter c;
+	__u64 sum = 0;
+	int key;
+
+	for (key = 0; key < NELEMS; key++)
+		if (!bpf_map_lookup_elem_flags(map, &key, &c, BPF_F_LOCK))
+			sum += c.cnt;
+	return sum;
+}
+
+static bool getenv_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, value);
+}
+
+static void mixed(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(torture);
+	const char *env = getenv("BPFLOCK_TORTURE_SECONDS");
+	int seconds = env ? atoi(env) : 5, i, n = 0;
+	void *(*fns[])(void *) = { reader, reader, writer, churner, batcher };
+	pthread_t th[PROG_THREADS + KT_ARRAY_SIZE(fns)];
+	struct counter zc = {};
+	struct shared *s = calloc(1, sizeof(*s));
+	struct bpf_object *obj;
+	__u64 counted, want;
+
+	obj = obj_load(t, &o, (const char *const[]){ "tort_tc", "tort_xdp", "tort_cg", NULL });
+	if (!obj)
+		return;
+	s->progs[0] = obj_prog_fd(t, obj, "tort_tc");
+	s->progs[1] = obj_prog_fd(t, obj, "tort_xdp");
+	s->progs[2] = obj_prog_fd(t, obj, "tort_cg");
+	s->cnt_hash = obj_map_fd(t, obj, "cnt_hash");
+	s->cnt_array = obj_map_fd(t, obj, "cnt_array");
+	s->pat_hash = obj_map_fd(t, obj, "pat_hash");
+	s->pat_array = obj_map_fd(t, obj, "pat_array");
+	for (i = 0; i < NELEMS; i++)
+		bpf_map_update_elem(s->cnt_hash, &i, &zc, 0);
+	for (i = 0; i < PROG_THREADS; i++)
+		pthread_create(&th[n++], NULL, prog_thread, s);
+	/* BPFLOCK_TORTURE_USER=0: programs only, to compare rates */
+	for (i = 0; i < (int)KT_ARRAY_SIZE(fns) && !getenv_is("BPFLOCK_TORTURE_USER", "0"); i++)
+		pthread_create(&th[n++], NULL, fns[i], s);
+	sleep(seconds);
+	atomic_store(&s->stop, 1);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+
+	counted = sum_counters(s->cnt_hash) + sum_counters(s->cnt_array);
+	want = 2 * (__u64)atomic_load(&s->runs);
+	kt_log(t, "%d s: %ld program runs (%ld failed), %ld BPF_F_LOCK lookups, %ld updates, "
+	       "%ld deletes, %ld inserts, %ld batch lookups",
+	       seconds, atomic_load(&s->runs), atomic_load(&s->run_errors),
+	       atomic_load(&s->lookups), atomic_load(&s->updates), atomic_load(&s->deletes),
+	       atomic_load(&s->inserts), atomic_load(&s->batches));
+	kt_log(t, "counters: %llu increments counted, %llu made; torn reads: %ld",
+	       (unsigned long long)counted, (unsigned long long)want, atomic_load(&s->torn));
+	KT_EQ(t, atomic_load(&s->run_errors), 0, "failed program runs");
+	KT_EQ(t, atomic_load(&s->torn), 0, "torn reads under the lock");
+	KT_EQ(t, counted, want, "counter increments kept");
+	if (atomic_load(&s->errors))
+		kt_fail(t, "%ld unexpected syscall errors, first: %s: %s",
+			atomic_load(&s->errors), s->first_op, strerror(s->first_errno));
+	KT_TRUE(t, atomic_load(&s->runs) > 0, "programs ran");
+	if (!getenv_is("BPFLOCK_TORTURE_USER", "0"))
+		KT_TRUE(t, atomic_load(&s->lookups) > 0 && atomic_load(&s->batches) > 0,
+			"every kind of user operation ran");
+	bpf_object__close(obj);
+}
+
+static const struct kt_case cases[] = {
+	{ "mixed", KT_FEATURE, mixed },
+};
+
+int main(int argc, char **argv)
+{
+	return kt_main(argc, argv, "torture", cases, KT_ARRAY_SIZE(cases));
+}
