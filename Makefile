@@ -5,7 +5,7 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test bench shell vm-run kernels tests series-check clean-results
+.PHONY: help deps run test test-debug torture bench shell vm-run kernels tests series-check clean-results
 
 help:
 	@echo "bpflock targets:"
@@ -15,6 +15,8 @@ help:
 	@echo "  make shell KERNEL=...    interactive guest shell (tests in /tests/bin; quit: poweroff -f)"
 	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
 	@echo "                           run a command in the guest with DIR's files in its cwd"
+	@echo "  make test-debug          the suite on debug builds (lockdep, KASAN, UBSAN, ...) of stock and ours"
+	@echo "  make torture [SECONDS=60] the torture case alone on stock and ours, for SECONDS"
 	@echo "  make bench [ROUNDS=5]    benchmarks: stock vs ours, interleaved rounds (not a test)"
 	@echo "  make kernels             build the three kernel variants"
 	@echo "  make series-check        checkpatch --strict on every patch of the series"
@@ -40,6 +42,15 @@ ROUNDS ?= 5
 SCALE ?= 100
 bench: deps
 	@$(S)/bench.sh $(ROUNDS) $(SCALE)
+
+# Debug kernels are slow under TCG: a fifth of the iterations.
+test-debug: deps
+	@FLAVOUR=debug BPFLOCK_SCALE=$${BPFLOCK_SCALE:-20} $(S)/test.sh stock ours
+
+SECONDS ?= 60
+torture: deps
+	@BPFLOCK_TESTS=torture BPFLOCK_TORTURE_SECONDS=$(SECONDS) \
+		BPFLOCK_TEST_TIMEOUT=$$(( $(SECONDS) + 300 )) $(S)/test.sh stock ours
 
 kernels: deps
 	@for v in stock baseline ours; do $(S)/kernel.sh $$v >/dev/null || exit 1; done

@@ -2,43 +2,63 @@
 # Build the kernel variants and the tests, run the suite booted in QEMU on
 # each variant, scan each console for splats, and judge the results.
 # usage: scripts/test.sh [stock|baseline|ours ...]   (default: all three)
+# env:   FLAVOUR=plain|debug   kernel config flavour (default plain)
+#        BPFLOCK_TESTS="a b"    only these test binaries
+#        BPFLOCK_SCALE, BPFLOCK_TORTURE_SECONDS, BPFLOCK_TEST_TIMEOUT
+#                              passed to the guest (see README)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(stock baseline ours)
-results=$BPFLOCK_ROOT/build/results
+flavour=${FLAVOUR:-plain}
+results=$BPFLOCK_ROOT/build/results/$flavour
 mkdir -p "$results"
 start=$(date +%s)
 
 "$BPFLOCK_ROOT/scripts/deps.sh"
-say "linux-source-6.1 $(installed_version) (series tested on $(tested_version))"
+say "linux-source-6.1 $(installed_version) (series tested on $(tested_version)), $flavour kernels"
 declare -A image
 for v in "${variants[@]}"; do
-	image[$v]=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v")
+	image[$v]=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v" "$flavour")
 done
 tests=$("$BPFLOCK_ROOT/scripts/build-tests.sh")
-say "$(wc -l <"$tests/manifest.txt") cases"
 
+# The cases of the selected binaries (suite name = binary name).
+manifest=$results/manifest.txt
+if [ -n "${BPFLOCK_TESTS:-}" ]; then
+	pattern=$(printf '^%s/\n' $BPFLOCK_TESTS)
+	grep -f <(printf '%s\n' "$pattern") "$tests/manifest.txt" >"$manifest" ||
+		die "no cases in BPFLOCK_TESTS='$BPFLOCK_TESTS'; binaries: $(ls "$tests/bin" | tr '\n' ' ')"
+else
+	cp "$tests/manifest.txt" "$manifest"
+fi
+say "$(wc -l <"$manifest") cases"
+
+guest_env="BPFLOCK_SCALE=${BPFLOCK_SCALE:-100}"
+guest_env+=" BPFLOCK_TORTURE_SECONDS=${BPFLOCK_TORTURE_SECONDS:-5}"
+guest_env+=" BPFLOCK_TEST_TIMEOUT=${BPFLOCK_TEST_TIMEOUT:-300}"
 runs=()
 status=0
 for v in "${variants[@]}"; do
-	say "running the suite on $v"
+	say "running the suite on $v ($flavour)"
+	t0=$(date +%s)
 	rc=0
 	"$BPFLOCK_ROOT/scripts/vm.sh" --kernel "${image[$v]}" --initrd "$tests/initramfs.cpio" \
-		--name "$v" --cmd "BPFLOCK_VARIANT=$v BPFLOCK_SCALE=${BPFLOCK_SCALE:-100} sh /tests/run-suite.sh ${BPFLOCK_TESTS:-}" \
+		--name "$v" --cmd "BPFLOCK_VARIANT=$v $guest_env sh /tests/run-suite.sh ${BPFLOCK_TESTS:-}" \
 		--log "$results/$v-console.log" --out "$results/$v-results.txt" \
 		$([ -n "${VERBOSE:-}" ] || echo --quiet) || rc=$?
 	case $rc in
 	0 | 1) ;;	# the suite ran; the report judges it
 	*) say "the $v guest failed (status $rc); console: $results/$v-console.log"; status=1 ;;
 	esac
+	say "$v: guest ran for $(($(date +%s) - t0)) s"
 	if ! "$BPFLOCK_ROOT/scripts/splats.sh" "$results/$v-console.log"; then
 		status=1
 	fi
 	runs+=("$v=$results/$v-results.txt")
 done
 
-"$BPFLOCK_ROOT/scripts/report.sh" "$tests/manifest.txt" "${runs[@]}" | tee "$results/report.txt" || status=1
+"$BPFLOCK_ROOT/scripts/report.sh" "$manifest" "${runs[@]}" | tee "$results/report.txt" || status=1
 say "results in $results; took $(($(date +%s) - start)) s"
 exit $status

@@ -169,5 +169,5 @@ static const struct kt_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	return kt_main(argc, argv, "upstream", cases, KT_ARRAY_SIZE(cases));
+	return kt_main(argc, argv, "upstream_progs", cases, KT_ARRAY_SIZE(cases));
 }
