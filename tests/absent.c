@@ -26,7 +26,7 @@ static void helpers_unknown(struct kt *t, const void *arg)
 
 	err = load_one_logged(&o, "lock_unlock", NULL, NULL, log, sizeof(log));
 	KT_ERR(t, err, EINVAL, "load of a program calling bpf_spin_lock");
-	if (!strstr(log, "unknown func bpf_spin_lock#93"))
+	if (!log_has(log, "unknown func bpf_spin_lock#93"))
 		kt_fail(t, "verifier log lacks \"unknown func bpf_spin_lock#93\":\n%s", log);
 }
 

@@ -178,7 +178,7 @@ static void shape_check(struct kt *t, const void *arg)
 		return;
 	}
 	KT_ERR(t, prog_fd, c->prog_err, "program load");
-	if (!strstr(log, c->msg))
+	if (!log_has(log, c->msg))
 		kt_fail(t, "verifier log lacks \"%s\"; log:\n%s", c->msg, log);
 }
 

@@ -144,7 +144,7 @@ out:
 /* The flag needs a lock in the value; unknown flags are refused too. */
 static void flag_rules(struct kt *t, const void *arg)
 {
-	struct bpf_object *obj = open_user_lock(t, "write_uniform");
+	struct bpf_object *obj = open_user_lock(t, NULL);	/* maps only */
 	struct hmap_elem v = {};
 	int key = 0, plain, hash;
 

@@ -41,7 +41,7 @@ static void map_needs_btf(struct kt *t, const void *arg)
 	err = load_one_logged(&o, "lock_unlock", use_map_without_btf, NULL,
 			      log, sizeof(log));
 	KT_ERR(t, err, EACCES, "load with a BTF-less map");
-	if (!strstr(log, "map 'nobtf' has to have BTF in order to use bpf_spin_lock"))
+	if (!log_has(log, "map 'nobtf' has to have BTF in order to use bpf_spin_lock"))
 		kt_fail(t, "verifier log lacks the BTF message; log:\n%s", log);
 }
 
@@ -60,7 +60,7 @@ static void unprivileged_rejected(struct kt *t, const void *arg)
 		err = load_one_logged(&o, "type_cgroup_skb", NULL, NULL, log, sizeof(log));
 		if (err != -EINVAL)
 			_exit(101);
-		_exit(strstr(log, "unknown func bpf_spin_lock#93") ? 0 : 102);
+		_exit(log_has(log, "unknown func bpf_spin_lock#93") ? 0 : 102);
 	}
 	if (!KT_OK(t, pid, "fork") || !KT_OK(t, waitpid(pid, &status, 0), "waitpid"))
 		return;

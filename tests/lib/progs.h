@@ -46,6 +46,9 @@ int prog_run(int prog_fd, int repeat, __u32 *retval);
  */
 int annotated_cases(const struct embedded_obj *o, struct kt_case **cases);
 
+/* Does a verifier line (not a quoted source line) of the log hold msg? */
+bool log_has(const char *log, const char *msg);
+
 /* Load a program of an object with a log, for custom verdict checks. */
 int load_one_logged(const struct embedded_obj *o, const char *prog,
 		    int (*prepare)(struct bpf_object *obj, void *ctx), void *ctx,
