@@ -5,14 +5,19 @@
  * space threads read and write the same elements with BPF_F_LOCK, delete
  * and re-insert hash keys, and run batch lookups.
  *
- * Invariants, counted:
- * - every read made under the lock (lookup or batch with BPF_F_LOCK)
- *   sees all NVARS ints of a pattern equal: no torn value;
+ * Invariants of "mixed", counted:
+ * - every read made under the lock (lookup or batch with BPF_F_LOCK) of
+ *   an element that is not deleted sees all NVARS ints of a pattern
+ *   equal: no torn value;
  * - the counters, which only programs touch, end up at exactly twice the
  *   number of program runs: no increment lost;
  * - it ends: the harness's per-case timeout fails it if anything hangs
  *   (give BPFLOCK_TEST_TIMEOUT room for long runs), and
  *   the kernel's own lockup detectors and the console scan catch the rest.
+ *
+ * Reads of the churned hash (keys deleted and re-inserted) are counted
+ * and reported there; "churn" asserts them, because only ours writes a
+ * reused element under its lock (stock 6.1 tears such reads).
  *
  * BPFLOCK_TORTURE_SECONDS sets the duration (default 5).
  */
@@ -43,12 +48,13 @@ struct pattern {
 
 struct shared {
 	int progs[3];
-	int cnt_hash, cnt_array, pat_hash, pat_array;
+	int cnt_hash, cnt_array, pat_hash, pat_array, churn_hash;
 	atomic_int stop;
 	atomic_long runs;		/* successful program runs */
 	atomic_long run_errors;
 	atomic_long lookups, updates, deletes, inserts, batches;
 	atomic_long torn;
+	atomic_long churn_reads, churn_torn;	/* of churn_hash */
 	atomic_long errors;		/* unexpected syscall errors */
 	int first_errno;
 	const char *first_op;
@@ -98,7 +104,8 @@ static void *reader(void *arg)
 	unsigned int i = 0;
 
 	while (!atomic_load(&s->stop)) {
-		int key = i % NELEMS, map = (i++ & 1) ? s->pat_hash : s->pat_array;
+		int key = i % NELEMS, which = i++ % 3;
+		int map = which == 0 ? s->pat_hash : which == 1 ? s->pat_array : s->churn_hash;
 
 		if (bpf_map_lookup_elem_flags(map, &key, &p, BPF_F_LOCK)) {
 			if (errno != ENOENT)
@@ -106,8 +113,13 @@ static void *reader(void *arg)
 			continue;
 		}
 		atomic_fetch_add(&s->lookups, 1);
-		if (!uniform(&p) || p.lock.val)
+		if (which == 2) {
+			atomic_fetch_add(&s->churn_reads, 1);
+			if (!uniform(&p) || p.lock.val)
+				atomic_fetch_add(&s->churn_torn, 1);
+		} else if (!uniform(&p) || p.lock.val) {
 			atomic_fetch_add(&s->torn, 1);
+		}
 	}
 	return NULL;
 }
@@ -119,7 +131,8 @@ static void *writer(void *arg)
 	unsigned int i = 0;
 
 	while (!atomic_load(&s->stop)) {
-		int key = i % NELEMS, map = (i & 1) ? s->pat_hash : s->pat_array, k;
+		int key = i % NELEMS, k;
+		int map = i % 3 == 0 ? s->pat_hash : i % 3 == 1 ? s->pat_array : s->churn_hash;
 
 		for (k = 0; k < NVARS; k++)
 			p.var[k] = -(int)i;
@@ -142,11 +155,11 @@ static void *churner(void *arg)
 	while (!atomic_load(&s->stop)) {
 		int key = i % NELEMS;
 
-		if (!bpf_map_delete_elem(s->pat_hash, &key))
+		if (!bpf_map_delete_elem(s->churn_hash, &key))
 			atomic_fetch_add(&s->deletes, 1);
 		else if (errno != ENOENT)
 			note_error(s, "delete", errno);
-		if (!bpf_map_update_elem(s->pat_hash, &key, &p,
+		if (!bpf_map_update_elem(s->churn_hash, &key, &p,
 					 (i & 2) ? BPF_F_LOCK | BPF_NOEXIST : BPF_NOEXIST))
 			atomic_fetch_add(&s->inserts, 1);
 		else if (errno != EEXIST)
@@ -221,6 +234,7 @@ static void mixed(struct kt *t, const void *arg)
 	s->cnt_array = obj_map_fd(t, obj, "cnt_array");
 	s->pat_hash = obj_map_fd(t, obj, "pat_hash");
 	s->pat_array = obj_map_fd(t, obj, "pat_array");
+	s->churn_hash = obj_map_fd(t, obj, "churn_hash");
 	for (i = 0; i < NELEMS; i++)
 		bpf_map_update_elem(s->cnt_hash, &i, &zc, 0);
 	for (i = 0; i < PROG_THREADS; i++)
@@ -240,8 +254,10 @@ static void mixed(struct kt *t, const void *arg)
 	       seconds, atomic_load(&s->runs), atomic_load(&s->run_errors),
 	       atomic_load(&s->lookups), atomic_load(&s->updates), atomic_load(&s->deletes),
 	       atomic_load(&s->inserts), atomic_load(&s->batches));
-	kt_log(t, "counters: %llu increments counted, %llu made; torn reads: %ld",
-	       (unsigned long long)counted, (unsigned long long)want, atomic_load(&s->torn));
+	kt_log(t, "counters: %llu increments counted, %llu made; torn reads: %ld; "
+	       "churned hash: %ld reads, %ld torn (asserted by the churn case)",
+	       (unsigned long long)counted, (unsigned long long)want, atomic_load(&s->torn),
+	       atomic_load(&s->churn_reads), atomic_load(&s->churn_torn));
 	KT_EQ(t, atomic_load(&s->run_errors), 0, "failed program runs");
 	KT_EQ(t, atomic_load(&s->torn), 0, "torn reads under the lock");
 	KT_EQ(t, counted, want, "counter increments kept");
@@ -255,8 +271,113 @@ static void mixed(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
+struct big {
+	struct bpf_spin_lock lock;
+	int var[256];
+};
+
+struct churn {
+	int map;
+	int key;
+	atomic_int *stop;
+	long ops;
+	long torn;
+	int err;
+};
+
+/* Delete the key and insert it again with a new uniform value. */
+static void *big_churner(void *arg)
+{
+	struct churn *c = arg;
+	static struct big v[2];
+	struct big *p = &v[c->key & 1];
+	int i, k;
+
+	for (i = 0; !atomic_load(c->stop); i++) {
+		for (k = 0; k < 256; k++)
+			p->var[k] = i;
+		bpf_map_delete_elem(c->map, &c->key);
+		if (bpf_map_update_elem(c->map, &c->key, p, BPF_NOEXIST) && errno != EEXIST) {
+			c->err = errno;
+			break;
+		}
+		c->ops++;
+	}
+	return NULL;
+}
+
+static void *big_reader(void *arg)
+{
+	struct churn *c = arg;
+	struct big v;
+	int k;
+
+	while (!atomic_load(c->stop)) {
+		if (bpf_map_lookup_elem_flags(c->map, &c->key, &v, BPF_F_LOCK)) {
+			if (errno != ENOENT) {
+				c->err = errno;
+				break;
+			}
+			continue;
+		}
+		c->ops++;
+		for (k = 1; k < 256; k++)
+			if (v.var[k] != v.var[0]) {
+				c->torn++;
+				break;
+			}
+	}
+	return NULL;
+}
+
+/*
+ * Invariant: a BPF_F_LOCK lookup never returns a torn value, even while
+ * the element it found is deleted and its memory reused for the next
+ * insert. Two keys, each with one churning and one reading thread.
+ */
+static void churn(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(torture);
+	const char *env = getenv("BPFLOCK_TORTURE_SECONDS");
+	int seconds = env ? atoi(env) : 5, i;
+	struct churn c[4];
+	pthread_t th[4];
+	atomic_int stop = 0;
+	struct bpf_object *obj;
+	long torn = 0, reads = 0, inserts = 0;
+	int map;
+
+	obj = obj_load(t, &o, (const char *const[]){ NULL });
+	if (!obj)
+		return;
+	map = obj_map_fd(t, obj, "big_hash");
+	for (i = 0; i < 4; i++) {
+		c[i] = (struct churn){ .map = map, .key = i / 2, .stop = &stop };
+		pthread_create(&th[i], NULL, i & 1 ? big_reader : big_churner, &c[i]);
+	}
+	sleep(seconds);
+	atomic_store(&stop, 1);
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		if (c[i].err)
+			kt_fail(t, "thread %d: %s", i, strerror(c[i].err));
+		if (i & 1) {
+			reads += c[i].ops;
+			torn += c[i].torn;
+		} else {
+			inserts += c[i].ops;
+		}
+	}
+	kt_log(t, "%d s: %ld delete+insert, %ld BPF_F_LOCK lookups, %ld torn", seconds,
+	       inserts, reads, torn);
+	KT_TRUE(t, reads > 0 && inserts > 0, "both sides ran");
+	KT_EQ(t, torn, 0, "torn BPF_F_LOCK reads of reused elements");
+	bpf_object__close(obj);
+}
+
 static const struct kt_case cases[] = {
 	{ "mixed", KT_FEATURE, mixed },
+	{ "churn", KT_BEYOND, churn },
 };
 
 int main(int argc, char **argv)

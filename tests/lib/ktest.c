@@ -15,6 +15,7 @@ static const char *const kind_names[] = {
 	[KT_FEATURE] = "feature",
 	[KT_COMMON] = "common",
 	[KT_ABSENT] = "absent",
+	[KT_BEYOND] = "beyond",
 };
 
 static void vnote(struct kt *t, const char *fmt, va_list ap)

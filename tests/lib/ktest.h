@@ -16,11 +16,12 @@
 #include <string.h>
 
 /*
- * What a case expects of each kernel variant (see tests/README.md):
+ * What a case expects of each kernel variant (see README.md):
  * FEATURE passes on stock and ours, fails on baseline; COMMON passes on
- * all three; ABSENT passes only on baseline (the feature is gone).
+ * all three; ABSENT passes only on baseline (the feature is gone);
+ * BEYOND passes only on ours (a guarantee stock does not give).
  */
-enum kt_kind { KT_FEATURE, KT_COMMON, KT_ABSENT };
+enum kt_kind { KT_FEATURE, KT_COMMON, KT_ABSENT, KT_BEYOND };
 
 struct kt {
 	const char *name;

@@ -4,9 +4,11 @@
  * the locks of a few shared elements at once:
  * - counters (hash and array, never deleted or written by user space):
  *   every run adds 1 under the lock to the element it picked;
- * - patterns (hash and array, also rewritten, deleted and re-inserted by
- *   user space): every run writes one value into all NVARS ints under
- *   the lock, so any reader holding the lock sees them equal;
+ * - patterns (hash and array, also rewritten by user space): every run
+ *   writes one value into all NVARS ints under the lock, so any reader
+ *   holding the lock sees them equal;
+ * - a churned pattern hash, the same but with keys that user space also
+ *   deletes and re-inserts;
  * - a cgroup storage counter, for the cgroup_skb program.
  */
 #include "bpflock.h"
@@ -39,13 +41,33 @@ struct {
 	__type(value, struct counter);
 } cnt_array SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NELEMS);
+	__type(key, int);
+	__type(value, struct pattern);
+} pat_hash SEC(".maps");
+
 /* Room for twice the keys: churn never runs a preallocated map dry. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 2 * NELEMS);
 	__type(key, int);
 	__type(value, struct pattern);
-} pat_hash SEC(".maps");
+} churn_hash SEC(".maps");
+
+/* For torture.c's churn case: big values, so a torn copy is likely. */
+struct big {
+	struct bpf_spin_lock lock;
+	int var[256];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__type(key, int);
+	__type(value, struct big);
+} big_hash SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -85,7 +107,7 @@ static __always_inline void paint(void *map, int key, int v)
 	bpf_spin_unlock(&p->lock);
 }
 
-/* One round: 2 counter increments (hash, array) and 2 paints. */
+/* One round: 2 counter increments (hash, array) and 3 paints. */
 static __always_inline int round(void)
 {
 	__u32 r = bpf_get_prandom_u32();
@@ -95,6 +117,7 @@ static __always_inline int round(void)
 	err |= bump(&cnt_array, (r >> 8) % NELEMS);
 	paint(&pat_hash, (r >> 16) % NELEMS, r);
 	paint(&pat_array, (r >> 24) % NELEMS, r);
+	paint(&churn_hash, (r >> 4) % NELEMS, r);
 	return err;
 }
 
