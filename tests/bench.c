@@ -188,17 +188,17 @@ int main(int argc, char **argv)
 	array = obj_map_fd(&t, obj, "elems");
 	bpf_map_update_elem(hash, &key, &zero, 0);
 
-	uncontended("lock+unlock, 1 thread", shared);
-	uncontended("floor: same loop without the lock", nolock);
-	contended("2 vCPUs, one shared element", shared, 2);
-	contended("4 vCPUs, one shared element", shared, 4);
-	contended("2 vCPUs, distinct elements", distinct, 2);
-	contended("4 vCPUs, distinct elements", distinct, 4);
+	uncontended("lock+unlock pairs (1 thread)", shared);
+	uncontended("floor: the same loop without the lock (1 thread)", nolock);
+	contended("2 vCPUs on one shared element", shared, 2);
+	contended("4 vCPUs on one shared element", shared, 4);
+	contended("2 vCPUs on distinct elements", distinct, 2);
+	contended("4 vCPUs on distinct elements", distinct, 4);
 	syscall_rows(hash, array, "");
 	b = (struct bg){ .fd = writer };
 	for (i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, background, &b);
-	syscall_rows(hash, array, ", programs writing on 3 vCPUs");
+	syscall_rows(hash, array, " (programs writing on 3 vCPUs)");
 	atomic_store(&b.stop, 1);
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
