@@ -69,7 +69,9 @@ choose_accel() {
 		return
 	fi
 	local accel=tcg
-	if [ -w /dev/kvm ]; then
+	if [ ! -e /dev/kvm ]; then
+		say "no /dev/kvm: using TCG (load kvm_intel or kvm_amd, or enable nested virtualisation, for KVM)"
+	elif [ -w /dev/kvm ]; then
 		say "probing KVM with a 20 s boot (result cached in $cache)"
 		if VM_ACCEL=kvm timeout 40 "$0" --kernel "$kernel" --initrd "$initrd" \
 			--cmd true --cpus 1 --timeout 20 --quiet >/dev/null 2>&1; then
