@@ -5,7 +5,7 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-debug torture bench shell vm-run kernels tests series-check clean-results
+.PHONY: help deps run test test-debug torture bench bisect-check shell vm-run kernels tests series-check clean-results
 
 help:
 	@echo "bpflock targets:"
@@ -20,6 +20,7 @@ help:
 	@echo "  make bench [ROUNDS=5]    benchmarks: stock vs ours, interleaved rounds (not a test)"
 	@echo "  make kernels             build the three kernel variants"
 	@echo "  make series-check        checkpatch --strict on every patch of the series"
+	@echo "  make bisect-check        every prefix of the series builds and boots"
 	@echo "Variables: VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
 	@echo "  BPFLOCK_SCALE (percent of the default iterations), BPFLOCK_TESTS (binaries to run),"
 	@echo "  VERBOSE=1 (stream the guest console)"
@@ -70,6 +71,9 @@ vm-run: deps
 
 series-check: deps
 	@$(S)/series-check.sh
+
+bisect-check: deps
+	@$(S)/bisect-check.sh
 
 clean-results:
 	rm -rf build/results

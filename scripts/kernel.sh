@@ -2,7 +2,7 @@
 # Build one kernel variant from the cached tree and print its bzImage path.
 # Rebuilds only when the tree version, the variant's patches or the config
 # fragments changed (the key); compiles through ccache.
-# usage: scripts/kernel.sh stock|baseline|ours [plain|debug]
+# usage: scripts/kernel.sh stock|baseline|ours|series-N [plain|debug]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,6 +14,8 @@ variant_patch_count "$variant" >/dev/null
 repo=$("$BPFLOCK_ROOT/scripts/source.sh")
 ver=$(installed_version)
 tree=$BPFLOCK_CACHE/trees/$ver/$variant
+# The series-N prefixes (bisect check) take turns in one tree.
+case "$variant" in series-*) tree=$BPFLOCK_CACHE/trees/$ver/bisect ;; esac
 # The build directory sits right inside the tree, so kbuild names every
 # source and include path relative to it ("../kernel/bpf/..."): the same
 # file compiles to the same ccache entry in every variant's tree.

@@ -31,13 +31,14 @@ series_patches() {
 }
 
 # How many patches belong to a variant: stock none, baseline the
-# removal patch (the first one), ours all.
+# removal patch (the first one), ours all, series-N the first N.
 variant_patch_count() {
 	case "$1" in
 	stock) echo none ;;
 	baseline) if [ -s "$BPFLOCK_ROOT/patches/series" ]; then echo 1; else echo none; fi ;;
 	ours) echo all ;;
-	*) die "unknown kernel variant '$1' (use stock, baseline or ours)" ;;
+	series-[1-9] | series-[1-9][0-9]) echo "${1#series-}" ;;
+	*) die "unknown kernel variant '$1' (use stock, baseline, ours or series-N)" ;;
 	esac
 }
 
