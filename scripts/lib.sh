@@ -58,13 +58,16 @@ config_fragments() {
 	fi
 }
 
-# Key of a kernel build: tree version + patches + config + scripts.
+# Bump when scripts/kernel.sh changes what it builds (flags, targets).
+KERNEL_RECIPE=1
+
+# Key of a kernel build: tree version + patches + config + recipe.
 kernel_key() {
 	local variant=$1 flavour=$2
 	{
 		installed_version
 		variant_patches "$variant" | xargs -r cat
 		config_fragments "$flavour" | xargs cat
-		cat "$BPFLOCK_ROOT/scripts/kernel.sh"
+		echo "recipe $KERNEL_RECIPE"
 	} | sha256sum | cut -c1-16
 }
