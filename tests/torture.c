@@ -29,22 +29,10 @@
 #include <unistd.h>
 
 #include "progs.h"
+#include "progs/torture.h"
 
-#define NELEMS 4
-#define NVARS 8
 #define PROG_THREADS 4
 #define REPEAT 100
-
-struct counter {
-	struct bpf_spin_lock lock;
-	__u32 pad;
-	__u64 cnt;
-};
-
-struct pattern {
-	struct bpf_spin_lock lock;
-	int var[NVARS];
-};
 
 struct shared {
 	int progs[3];
@@ -271,11 +259,6 @@ static void mixed(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
-struct big {
-	struct bpf_spin_lock lock;
-	int var[256];
-};
-
 struct churn {
 	int map;
 	int key;
@@ -294,7 +277,7 @@ static void *big_churner(void *arg)
 	int i, k;
 
 	for (i = 0; !atomic_load(c->stop); i++) {
-		for (k = 0; k < 256; k++)
+		for (k = 0; k < BIG_VARS; k++)
 			p->var[k] = i;
 		bpf_map_delete_elem(c->map, &c->key);
 		if (bpf_map_update_elem(c->map, &c->key, p, BPF_NOEXIST) && errno != EEXIST) {
@@ -321,7 +304,7 @@ static void *big_reader(void *arg)
 			continue;
 		}
 		c->ops++;
-		for (k = 1; k < 256; k++)
+		for (k = 1; k < BIG_VARS; k++)
 			if (v.var[k] != v.var[0]) {
 				c->torn++;
 				break;

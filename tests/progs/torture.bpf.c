@@ -12,20 +12,7 @@
  * - a cgroup storage counter, for the cgroup_skb program.
  */
 #include "bpflock.h"
-
-#define NELEMS 4
-#define NVARS 8
-
-struct counter {
-	struct bpf_spin_lock lock;
-	__u32 pad;
-	__u64 cnt;
-};
-
-struct pattern {
-	struct bpf_spin_lock lock;
-	int var[NVARS];
-};
+#include "torture.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -56,12 +43,7 @@ struct {
 	__type(value, struct pattern);
 } churn_hash SEC(".maps");
 
-/* For torture.c's churn case: big values, so a torn copy is likely. */
-struct big {
-	struct bpf_spin_lock lock;
-	int var[256];
-};
-
+/* For torture.c's churn case. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4);
