@@ -25,44 +25,6 @@ struct hmap_elem {
 	int var[16];
 };
 
-struct job {
-	int fd;
-	long runs;
-	int repeat;
-	long bad;
-	__u32 want;
-};
-
-static void *runner(void *arg)
-{
-	struct job *j = arg;
-	__u32 rv;
-	long i;
-
-	for (i = 0; i < j->runs; i++)
-		if (prog_run(j->fd, j->repeat, &rv) || rv != j->want)
-			j->bad++;
-	return NULL;
-}
-
-static long run_all(int fd, long runs, int repeat, __u32 want)
-{
-	struct job j[THREADS];
-	pthread_t th[THREADS];
-	long bad = 0;
-	int i;
-
-	for (i = 0; i < THREADS; i++) {
-		j[i] = (struct job){ fd, runs, repeat, 0, want };
-		pthread_create(&th[i], NULL, runner, &j[i]);
-	}
-	for (i = 0; i < THREADS; i++) {
-		pthread_join(th[i], NULL);
-		bad += j[i].bad;
-	}
-	return bad;
-}
-
 static int demo_counter(struct kt *t)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(runtime);
@@ -73,7 +35,7 @@ static int demo_counter(struct kt *t)
 
 	if (!obj)
 		return 1;
-	run_all(obj_prog_fd(t, obj, "count"), runs, repeat, 0);
+	prog_run_threads(t, obj_prog_fd(t, obj, "count"), THREADS, runs, repeat, 0);
 	bpf_map_lookup_elem(obj_map_fd(t, obj, "counters"), &key, &c);
 	printf("1. Counter in a map value, %d vCPUs x %ld increments each:\n"
 	       "     under bpf_spin_lock(): %llu (every increment kept)\n"
@@ -92,7 +54,7 @@ static int demo_seed(struct kt *t)
 
 	if (!obj)
 		return 1;
-	bad = run_all(obj_prog_fd(t, obj, "seed_spin_lock"), 5000, 1, 1);
+	bad = prog_run_threads(t, obj_prog_fd(t, obj, "seed_spin_lock"), THREADS, 5000, 1, 1);
 	printf("2. The seed's program (hash counter, \"virtual queue\" in an array,\n"
 	       "   cgroup local storage counter), %d vCPUs x 5000 runs:\n"
 	       "     runs that saw another CPU inside a locked region: %ld\n", THREADS, bad);
@@ -127,11 +89,13 @@ static long torn_reads(int prog, int map, __u64 flags)
 {
 	struct reader_job r = { map, flags, 0 };
 	pthread_t w[THREADS - 1], rd;
-	struct job j = { prog, 3000, 1, 0, 0 };
+	struct prog_runner j[THREADS - 1];
 	int i;
 
-	for (i = 0; i < THREADS - 1; i++)
-		pthread_create(&w[i], NULL, runner, &j);
+	for (i = 0; i < THREADS - 1; i++) {
+		j[i] = (struct prog_runner){ .prog_fd = prog, .runs = 3000, .repeat = 1 };
+		pthread_create(&w[i], NULL, prog_runner_thread, &j[i]);
+	}
 	pthread_create(&rd, NULL, reader, &r);
 	pthread_join(rd, NULL);
 	for (i = 0; i < THREADS - 1; i++)

@@ -3,7 +3,6 @@
  * The lock under real contention: several threads run programs through
  * BPF_PROG_TEST_RUN at once on the guest's vCPUs.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,60 +16,6 @@ struct counter {
 	__u64 locked;
 	__u64 unlocked;
 };
-
-struct runner {
-	int prog_fd;
-	long runs;
-	int repeat;
-	__u32 want;	/* the return value of a good run */
-	long bad;	/* runs that returned something else */
-	int err;	/* first test_run errno */
-	__u32 bad_retval;
-};
-
-static void *run_thread(void *arg)
-{
-	struct runner *r = arg;
-	__u32 retval;
-	long i;
-
-	for (i = 0; i < r->runs; i++) {
-		if (prog_run(r->prog_fd, r->repeat, &retval)) {
-			r->err = errno;
-			break;
-		}
-		if (retval != r->want) {
-			r->bad++;
-			r->bad_retval = retval;
-		}
-	}
-	return NULL;
-}
-
-/* Run the program from THREADS threads; returns the number of bad runs. */
-static long run_threads(struct kt *t, int prog_fd, long runs, int repeat, __u32 want)
-{
-	struct runner r[THREADS];
-	pthread_t th[THREADS];
-	long bad = 0;
-	int i;
-
-	for (i = 0; i < THREADS; i++) {
-		r[i] = (struct runner){ .prog_fd = prog_fd, .runs = runs, .repeat = repeat,
-				      .want = want };
-		pthread_create(&th[i], NULL, run_thread, &r[i]);
-	}
-	for (i = 0; i < THREADS; i++) {
-		pthread_join(th[i], NULL);
-		if (r[i].err)
-			kt_fail(t, "thread %d: test_run failed: %s", i, strerror(r[i].err));
-		if (r[i].bad)
-			kt_log(t, "thread %d: %ld runs broke an invariant (last return %u)",
-			       i, r[i].bad, r[i].bad_retval);
-		bad += r[i].bad;
-	}
-	return bad;
-}
 
 /*
  * Invariant: inside the lock the hash counter, the cgroup storage counter
@@ -89,7 +34,7 @@ static void seed_spin_lock(struct kt *t, const void *arg)
 		return;
 	fd = obj_prog_fd(t, obj, "seed_spin_lock");
 	if (fd >= 0) {
-		bad = run_threads(t, fd, runs, 1, 1);
+		bad = prog_run_threads(t, fd, THREADS, runs, 1, 1);
 		KT_EQ(t, bad, 0, "runs that saw a broken invariant");
 		kt_log(t, "%d threads x %ld runs", THREADS, runs);
 	}
@@ -115,7 +60,7 @@ static void exact_counter(struct kt *t, const void *arg)
 	fd = obj_prog_fd(t, obj, "count");
 	map = obj_map_fd(t, obj, "counters");
 	if (fd >= 0 && map >= 0) {
-		run_threads(t, fd, runs, repeat, 0);
+		prog_run_threads(t, fd, THREADS, runs, repeat, 0);
 		want = THREADS * runs * repeat;
 		if (KT_OK(t, bpf_map_lookup_elem(map, &key, &c), "lookup")) {
 			KT_EQ(t, c.locked, want, "increments under the lock");

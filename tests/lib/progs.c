@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* See progs.h. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/btf.h>
@@ -124,6 +125,51 @@ int prog_run(int prog_fd, int repeat, __u32 *retval)
 	if (retval)
 		*retval = opts.retval;
 	return err;
+}
+
+void *prog_runner_thread(void *arg)
+{
+	struct prog_runner *r = arg;
+	__u32 retval;
+	long i;
+
+	for (i = 0; i < r->runs; i++) {
+		if (prog_run(r->prog_fd, r->repeat, &retval)) {
+			r->err = errno;
+			break;
+		}
+		if (retval != r->want) {
+			r->bad++;
+			r->bad_retval = retval;
+		}
+	}
+	return NULL;
+}
+
+long prog_run_threads(struct kt *t, int prog_fd, int n, long runs, int repeat, __u32 want)
+{
+	struct prog_runner r[PROG_RUN_MAX_THREADS];
+	pthread_t th[PROG_RUN_MAX_THREADS];
+	long bad = 0;
+	int i;
+
+	if (n > PROG_RUN_MAX_THREADS)
+		n = PROG_RUN_MAX_THREADS;
+	for (i = 0; i < n; i++) {
+		r[i] = (struct prog_runner){ .prog_fd = prog_fd, .runs = runs,
+					     .repeat = repeat, .want = want };
+		pthread_create(&th[i], NULL, prog_runner_thread, &r[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		if (r[i].err)
+			kt_fail(t, "thread %d: test_run failed: %s", i, strerror(r[i].err));
+		if (r[i].bad)
+			kt_log(t, "thread %d: %ld runs broke an invariant (last return %u)",
+			       i, r[i].bad, r[i].bad_retval);
+		bad += r[i].bad;
+	}
+	return bad;
 }
 
 int load_one_logged(const struct embedded_obj *o, const char *prog,

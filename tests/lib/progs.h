@@ -40,6 +40,29 @@ int obj_map_fd(struct kt *t, struct bpf_object *obj, const char *name);
 /* BPF_PROG_TEST_RUN on a 64-byte packet (tc, xdp, cgroup_skb, ...). */
 int prog_run(int prog_fd, int repeat, __u32 *retval);
 
+/* One thread's share of prog_run_threads(). */
+struct prog_runner {
+	int prog_fd;
+	long runs;		/* test runs, each of 'repeat' program runs */
+	int repeat;
+	__u32 want;		/* the return value of a good run */
+	long bad;		/* runs that returned something else */
+	__u32 bad_retval;
+	int err;		/* first test_run errno */
+};
+
+#define PROG_RUN_MAX_THREADS 8
+
+/* pthread body: runs r->runs test runs of r->prog_fd. */
+void *prog_runner_thread(void *arg);
+
+/*
+ * Run a program from n threads at once; returns the runs whose return
+ * value was not want. Failed test runs fail t; bad runs are logged.
+ */
+long prog_run_threads(struct kt *t, int prog_fd, int n, long runs, int repeat,
+		      __u32 want);
+
 /*
  * One case per annotated program of the object. Returns the number of
  * cases written to *cases (malloc'ed), -1 on error.
