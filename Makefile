@@ -63,11 +63,14 @@ shell: deps
 	@img=$$($(S)/kernel.sh $(KERNEL)) && t=$$($(S)/build-tests.sh) && \
 		$(S)/vm.sh --kernel $$img --initrd $$t/initramfs.cpio --shell --name $(KERNEL)
 
+# The command reaches the guest through the environment, never through
+# make's expansion, so whatever it quotes arrives untouched.
+vm-run: export BPFLOCK_RUN := $(value RUN)
 vm-run: deps
-	@test -n "$(RUN)" || { echo "usage: make vm-run KERNEL=ours RUN='cmd' [DIR=folder]"; exit 2; }
+	@test -n "$$BPFLOCK_RUN" || { echo "usage: make vm-run KERNEL=ours RUN='cmd' [DIR=folder]"; exit 2; }
 	@img=$$($(S)/kernel.sh $(KERNEL)) && t=$$($(S)/build-tests.sh) && \
 		$(S)/vm.sh --kernel $$img --initrd $$t/initramfs.cpio --name $(KERNEL) \
-		--cmd '$(RUN)' $(if $(DIR),--add $(DIR))
+		--cmd "$$BPFLOCK_RUN" $(if $(DIR),--add $(DIR))
 
 series-check: deps
 	@$(S)/series-check.sh

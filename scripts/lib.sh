@@ -66,7 +66,9 @@ kernel_key() {
 	local variant=$1 flavour=$2
 	{
 		installed_version
-		variant_patches "$variant" | xargs -r cat
+		# a patch's git sha and its "n/m" do not change what it builds
+		variant_patches "$variant" | xargs -r sed -s -e '1{/^From [0-9a-f]\{40\} /d}' \
+			-e 's/^Subject: \[PATCH [0-9]*\/[0-9]*\]/Subject: [PATCH]/'
 		config_fragments "$flavour" | xargs cat
 		echo "recipe $KERNEL_RECIPE"
 	} | sha256sum | cut -c1-16
