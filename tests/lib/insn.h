@@ -14,6 +14,14 @@
 #define I_ST_W(d, off, i)	((struct bpf_insn){ BPF_ST | BPF_MEM | BPF_W, d, 0, off, i })
 #define I_JEQ_IMM(d, i, off)	((struct bpf_insn){ BPF_JMP | BPF_JEQ | BPF_K, d, 0, off, i })
 #define I_CALL(fn)		((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, 0, 0, fn })
+/* bpf-to-bpf call of the instruction off + 1 ahead */
+#define I_CALL_SUB(off)		((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, off })
+#define I_JA(off)		((struct bpf_insn){ BPF_JMP | BPF_JA, 0, 0, off, 0 })
+#define I_JGT_IMM(d, i, off)	((struct bpf_insn){ BPF_JMP | BPF_JGT | BPF_K, d, 0, off, i })
+#define I_JNE_IMM(d, i, off)	((struct bpf_insn){ BPF_JMP | BPF_JNE | BPF_K, d, 0, off, i })
+#define I_LDX_W(d, s, off)	((struct bpf_insn){ BPF_LDX | BPF_MEM | BPF_W, d, s, off, 0 })
+#define I_LDX_DW(d, s, off)	((struct bpf_insn){ BPF_LDX | BPF_MEM | BPF_DW, d, s, off, 0 })
+#define I_STX_DW(d, s, off)	((struct bpf_insn){ BPF_STX | BPF_MEM | BPF_DW, d, s, off, 0 })
 #define I_EXIT()		((struct bpf_insn){ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 })
 /* Two instructions: r = map (by fd). */
 #define I_LD_MAP_FD(d, fd)						\

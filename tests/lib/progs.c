@@ -342,8 +342,9 @@ int annotated_cases(const struct embedded_obj *o, struct kt_case **cases)
 		snprintf(e->prog, sizeof(e->prog), "%s", name);
 		read_tags(btf, id, e);
 		out[n].name = strdup(name);
-		out[n].kind = has_tag(btf, id, "expect:kind=common") ?
-			      KT_COMMON : KT_FEATURE;
+		out[n].kind = has_tag(btf, id, "expect:kind=common") ? KT_COMMON :
+			      has_tag(btf, id, "expect:kind=beyond") ? KT_BEYOND :
+			      KT_FEATURE;
 		out[n].fn = run_annotated;
 		out[n].arg = e;
 		n++;

@@ -27,6 +27,8 @@
 #define __retval(v)	__expect("retval=" #v)
 /* Expected on every kernel variant (default: only where the feature is). */
 #define __common	__expect("kind=common")
+/* Expected only of ours: a guarantee stock does not give. */
+#define __beyond	__expect("kind=beyond")
 
 char _license[] SEC("license") = "GPL";
 

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Soundness holes: programs that stock 6.1 accepts and that leave a lock
+ * held or write a lock word, and the capability the fixes give ours.
+ *
+ * - prune_*: state pruning must keep "which element is locked". Each
+ *   program locks element 0 and, on the branch the verifier explores
+ *   second (a jump's target is pushed and walked after its fall-through),
+ *   points the unlock at element 1: through a register, a spilled stack
+ *   slot, a callee frame or a loop. Each is loaded with default flags and
+ *   with BPF_F_TEST_STATE_FREQ; the twin without the move is accepted.
+ * - leak_demo: what stock does with such a program at run time, without
+ *   hanging the guest.
+ * - inner_map_*, iter_*: a lock word reached through an inner map swap or
+ *   a map iterator.
+ * - cb_*: callbacks handed a map value (progs/holes.bpf.c, annotated).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "insn.h"
+#include "progs.h"
+
+#define LOCK_OFF 4
+#define NR_ELEMS 4
+
+struct elem {
+	int cnt;
+	struct bpf_spin_lock lock;
+	int data[2];
+};
+
+/* A 16-byte value type: {cnt, lock, d0, d1} or four plain ints. */
+static int value_btf(bool with_lock, __u32 *value_id)
+{
+	struct btf *b = btf__new_empty();
+	const void *raw;
+	__u32 size;
+	int i32, lock, v, fd;
+
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	lock = btf__add_struct(b, "bpf_spin_lock", 4);
+	btf__add_field(b, "val", i32, 0, 0);
+	v = btf__add_struct(b, "elem", sizeof(struct elem));
+	btf__add_field(b, "cnt", i32, 0, 0);
+	btf__add_field(b, "lock", with_lock ? lock : i32, 32, 0);
+	btf__add_field(b, "d0", i32, 64, 0);
+	btf__add_field(b, "d1", i32, 96, 0);
+	raw = btf__raw_data(b, &size);
+	fd = bpf_btf_load(raw, size, NULL);
+	btf__free(b);
+	*value_id = v;
+	return fd;
+}
+
+/* An array of NR_ELEMS struct elem, with or without a lock in its BTF. */
+static int elem_array(struct kt *t, bool with_lock)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	__u32 vid;
+	int btf, fd;
+
+	btf = value_btf(with_lock, &vid);
+	if (!KT_OK(t, btf, "load value BTF"))
+		return -1;
+	opts.btf_fd = btf;
+	opts.btf_key_type_id = 1;	/* int */
+	opts.btf_value_type_id = vid;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, with_lock ? "locked" : "plain",
+			    sizeof(int), sizeof(struct elem), NR_ELEMS, &opts);
+	close(btf);
+	KT_OK(t, fd, "create array");
+	return fd;
+}
+
+/* A growing program with forward jumps patched by label. */
+struct prog {
+	struct bpf_insn insn[96];
+	int n;
+	int exit_jumps[8];
+	int nexit;
+};
+
+static int emit(struct prog *p, struct bpf_insn i)
+{
+	p->insn[p->n] = i;
+	return p->n++;
+}
+
+static void land(struct prog *p, int jump)
+{
+	p->insn[jump].off = p->n - jump - 1;
+}
+
+/* dst = lookup(map, key); NULL goes to the common exit. */
+static void emit_lookup(struct prog *p, int map, int key, int dst)
+{
+	struct bpf_insn ld[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+
+	emit(p, I_ST_W(BPF_REG_10, -4 - 4 * key, key));
+	emit(p, ld[0]);
+	emit(p, ld[1]);
+	emit(p, I_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	emit(p, I_ADD64_IMM(BPF_REG_2, -4 - 4 * key));
+	emit(p, I_CALL(BPF_FUNC_map_lookup_elem));
+	p->exit_jumps[p->nexit++] = emit(p, I_JEQ_IMM(BPF_REG_0, 0, 0));
+	emit(p, I_MOV64_REG(dst, BPF_REG_0));
+}
+
+static void emit_lock_call(struct prog *p, int reg, int fn)
+{
+	emit(p, I_MOV64_REG(BPF_REG_1, reg));
+	emit(p, I_ADD64_IMM(BPF_REG_1, LOCK_OFF));
+	emit(p, I_CALL(fn));
+}
+
+/* r0 = skb->len; the jump is taken at run time (64-byte test packets). */
+static int emit_branch(struct prog *p, int len_reg)
+{
+	emit(p, I_LDX_W(len_reg, BPF_REG_6, offsetof(struct __sk_buff, len)));
+	return emit(p, I_JGT_IMM(len_reg, 32, 0));
+}
+
+static void emit_exit(struct prog *p)
+{
+	int i;
+
+	for (i = 0; i < p->nexit; i++)
+		land(p, p->exit_jumps[i]);
+	emit(p, I_MOV64_IMM(BPF_REG_0, 0));
+	emit(p, I_EXIT());
+}
+
+enum shape { VIA_REG, VIA_SPILL, VIA_CALLEE, VIA_LOOP };
+
+/*
+ * Lock element k0 (r7) and unlock through what, on the jump's target,
+ * becomes element k1 (r8) when 'move' is set; the twin keeps k0.
+ */
+static void build(struct prog *p, enum shape shape, bool move, int map, int k0, int k1)
+{
+	int jgt, ja, jne, head, call;
+
+	memset(p, 0, sizeof(*p));
+	emit(p, I_MOV64_REG(BPF_REG_6, BPF_REG_1));
+	emit_lookup(p, map, k0, BPF_REG_7);
+	emit_lookup(p, map, k1, BPF_REG_8);
+	switch (shape) {
+	case VIA_REG:
+		emit_lock_call(p, BPF_REG_7, BPF_FUNC_spin_lock);
+		jgt = emit_branch(p, BPF_REG_0);
+		ja = emit(p, I_JA(0));
+		land(p, jgt);
+		emit(p, move ? I_MOV64_REG(BPF_REG_7, BPF_REG_8) : I_MOV64_IMM(BPF_REG_0, 0));
+		land(p, ja);
+		emit_lock_call(p, BPF_REG_7, BPF_FUNC_spin_unlock);
+		break;
+	case VIA_SPILL:
+		emit(p, I_STX_DW(BPF_REG_10, BPF_REG_7, -24));
+		emit_lock_call(p, BPF_REG_7, BPF_FUNC_spin_lock);
+		jgt = emit_branch(p, BPF_REG_0);
+		ja = emit(p, I_JA(0));
+		land(p, jgt);
+		emit(p, I_STX_DW(BPF_REG_10, move ? BPF_REG_8 : BPF_REG_7, -24));
+		land(p, ja);
+		emit(p, I_LDX_DW(BPF_REG_1, BPF_REG_10, -24));
+		emit(p, I_ADD64_IMM(BPF_REG_1, LOCK_OFF));
+		emit(p, I_CALL(BPF_FUNC_spin_unlock));
+		break;
+	case VIA_LOOP:
+		emit_lock_call(p, BPF_REG_7, BPF_FUNC_spin_lock);
+		emit(p, I_LDX_W(BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
+		emit(p, I_MOV64_IMM(BPF_REG_2, 2));
+		head = p->n;
+		jgt = emit(p, I_JGT_IMM(BPF_REG_9, 32, 0));
+		ja = emit(p, I_JA(0));
+		land(p, jgt);
+		emit(p, move ? I_MOV64_REG(BPF_REG_7, BPF_REG_8) : I_MOV64_IMM(BPF_REG_0, 0));
+		land(p, ja);
+		emit(p, I_ADD64_IMM(BPF_REG_2, -1));
+		jne = emit(p, I_JNE_IMM(BPF_REG_2, 0, 0));
+		p->insn[jne].off = head - jne - 1;
+		emit_lock_call(p, BPF_REG_7, BPF_FUNC_spin_unlock);
+		break;
+	case VIA_CALLEE:
+		/* main: sub(e0, e1, skb->len); the callee locks and unlocks */
+		emit(p, I_MOV64_REG(BPF_REG_1, BPF_REG_7));
+		emit(p, I_MOV64_REG(BPF_REG_2, BPF_REG_8));
+		emit(p, I_LDX_W(BPF_REG_3, BPF_REG_6, offsetof(struct __sk_buff, len)));
+		call = emit(p, I_CALL_SUB(0));
+		emit_exit(p);
+		p->insn[call].imm = p->n - call - 1;
+		p->nexit = 0;
+		emit(p, I_MOV64_REG(BPF_REG_6, BPF_REG_1));
+		emit(p, I_MOV64_REG(BPF_REG_7, BPF_REG_2));
+		emit(p, I_MOV64_REG(BPF_REG_8, BPF_REG_3));
+		emit_lock_call(p, BPF_REG_6, BPF_FUNC_spin_lock);
+		jgt = emit(p, I_JGT_IMM(BPF_REG_8, 32, 0));
+		ja = emit(p, I_JA(0));
+		land(p, jgt);
+		emit(p, move ? I_MOV64_REG(BPF_REG_6, BPF_REG_7) : I_MOV64_IMM(BPF_REG_0, 0));
+		land(p, ja);
+		emit_lock_call(p, BPF_REG_6, BPF_FUNC_spin_unlock);
+		break;
+	}
+	emit_exit(p);
+}
+
+static char vlog[1 << 18];
+
+static int load(const struct prog *p, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+		    .log_level = 1, .prog_flags = flags);
+	int fd;
+
+	vlog[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "hole", "GPL", p->insn, p->n, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+static const char *const flag_names[] = { "default flags", "BPF_F_TEST_STATE_FREQ" };
+static const __u32 flag_values[] = { 0, BPF_F_TEST_STATE_FREQ };
+
+/* The unsound shape: refused with both flag sets, errno and message. */
+static void prune_refused(struct kt *t, const void *arg)
+{
+	enum shape shape = (enum shape)(long)arg;
+	int map = elem_array(t, true);
+	struct prog p;
+	unsigned int f;
+
+	if (map < 0)
+		return;
+	build(&p, shape, true, map, 0, 1);
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		int fd = load(&p, flag_values[f]);
+
+		if (fd >= 0) {
+			kt_fail(t, "%s: the verifier accepted a program that locks element 0 and unlocks element 1",
+				flag_names[f]);
+			close(fd);
+			continue;
+		}
+		if (fd != -EACCES)
+			kt_fail(t, "%s: errno %d, want EACCES", flag_names[f], -fd);
+		if (!log_has(vlog, "bpf_spin_unlock of different lock"))
+			kt_fail(t, "%s: log lacks \"bpf_spin_unlock of different lock\"; tail:\n%s",
+				flag_names[f], vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+	}
+	close(map);
+}
+
+/* The twin that unlocks what it locked: accepted both ways, and it runs. */
+static void prune_twin_accepted(struct kt *t, const void *arg)
+{
+	enum shape shape = (enum shape)(long)arg;
+	int map = elem_array(t, true);
+	struct prog p;
+	unsigned int f;
+	__u32 retval;
+
+	if (map < 0)
+		return;
+	build(&p, shape, false, map, 0, 1);
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		int fd = load(&p, flag_values[f]);
+
+		if (fd < 0) {
+			kt_fail(t, "%s: the correct twin was refused (errno %d); tail:\n%s",
+				flag_names[f], -fd,
+				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+			continue;
+		}
+		KT_OK(t, prog_run(fd, 10, &retval), "test_run");
+		close(fd);
+	}
+	close(map);
+}
+
+/* Child: one BPF_F_LOCK lookup of element 0; exits when it got the lock. */
+static pid_t locked_lookup_child(int map)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct elem v;
+		int key = 0;
+
+		_exit(bpf_map_lookup_elem_flags(map, &key, &v, BPF_F_LOCK) ? 1 : 0);
+	}
+	return pid;
+}
+
+static bool child_done_within(pid_t pid, int ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int status, i;
+
+	for (i = 0; i < ms / 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/*
+ * What an accepted unsound program does. P1 locks element 0 and, on the
+ * path taken at run time, unlocks element 1: element 0 stays locked and a
+ * BPF_F_LOCK lookup of it spins with interrupts off. Detect that from a
+ * second process, then free the lock with P2 (lock element 2, which
+ * nothing else uses, and unlock element 0 the same way) well before any
+ * stall detector fires. On a kernel that refuses P1 there is nothing to
+ * show: pass.
+ */
+static void leak_demo(struct kt *t, const void *arg)
+{
+	int map = elem_array(t, true);
+	struct prog p1, p2;
+	int fd1, fd2;
+	__u32 retval;
+	pid_t pid;
+
+	if (map < 0)
+		return;
+	build(&p1, VIA_REG, true, map, 0, 1);
+	build(&p2, VIA_REG, true, map, 2, 0);
+	fd1 = load(&p1, 0);
+	if (fd1 < 0) {
+		if (fd1 != -EACCES || !log_has(vlog, "bpf_spin_unlock of different lock"))
+			kt_fail(t, "P1 refused with errno %d, without the different-lock message",
+				-fd1);
+		close(map);
+		return;
+	}
+	fd2 = load(&p2, 0);
+	if (!KT_OK(t, fd2, "P2 accepted along with P1")) {
+		close(fd1);
+		close(map);
+		return;
+	}
+	KT_OK(t, prog_run(fd1, 1, &retval), "run P1 once");
+	pid = locked_lookup_child(map);
+	if (!KT_OK(t, pid, "fork"))
+		return;
+	if (child_done_within(pid, 1000)) {
+		kt_fail(t, "the verifier accepted P1 (lock element 0, unlock element 1); this time the lock was free afterwards");
+	} else {
+		KT_OK(t, prog_run(fd2, 1, &retval), "run P2 to free element 0");
+		kt_fail(t, "the verifier accepted P1 and it left element 0 locked: a BPF_F_LOCK lookup was stuck for 1 s%s",
+			child_done_within(pid, 2000) ? " (freed by P2)" : " and P2 did not free it");
+	}
+	close(fd1);
+	close(fd2);
+	close(map);
+}
+
+static int outer_map(struct kt *t, enum bpf_map_type type, int template)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = template);
+	int fd = bpf_map_create(type, "outer", sizeof(int), sizeof(int), 2, &opts);
+
+	KT_OK(t, fd, "create outer map");
+	return fd;
+}
+
+/*
+ * An inner map whose values hold a lock cannot replace one whose template
+ * has none: programs verified against the template may store there.
+ */
+static void inner_map_lock_refused(struct kt *t, const void *arg)
+{
+	enum bpf_map_type type = (enum bpf_map_type)(long)arg;
+	int plain = elem_array(t, false), locked = elem_array(t, true);
+	int outer = plain >= 0 ? outer_map(t, type, plain) : -1;
+	int key = 0;
+
+	if (outer >= 0 && locked >= 0)
+		KT_ERR(t, bpf_map_update_elem(outer, &key, &locked, 0), EINVAL,
+		       "insert a lock map where the template has none");
+	close(outer);
+	close(plain);
+	close(locked);
+}
+
+/* A map of the template's layout still goes in. */
+static void inner_map_same_layout(struct kt *t, const void *arg)
+{
+	enum bpf_map_type type = (enum bpf_map_type)(long)arg;
+	int plain = elem_array(t, false), other = elem_array(t, false);
+	int outer = plain >= 0 ? outer_map(t, type, plain) : -1;
+	int key = 1;
+
+	if (outer >= 0 && other >= 0)
+		KT_OK(t, bpf_map_update_elem(outer, &key, &other, 0), "insert a lockless map");
+	close(outer);
+	close(plain);
+	close(other);
+}
+
+struct iter_case {
+	const char *prog;
+	bool attaches;
+	int cnt_add, d0_add, d1_add;
+};
+
+/*
+ * A map element iterator writes the values it is handed in place; one
+ * that writes the lock word must not attach (EACCES), one that writes
+ * other fields attaches and its writes land.
+ */
+static void iter_write(struct kt *t, const void *arg)
+{
+	const struct iter_case *c = arg;
+	struct embedded_obj o = EMBEDDED_OBJ(holes_iter);
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info info = {};
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	struct elem v;
+	int map, iter, key;
+	char buf[64];
+
+	map = elem_array(t, true);
+	obj = obj_load(t, &o, (const char *const[]){ c->prog, NULL });
+	if (map < 0 || !obj)
+		goto out;
+	prog = bpf_object__find_program_by_name(obj, c->prog);
+	info.map.map_fd = map;
+	opts.link_info = &info;
+	opts.link_info_len = sizeof(info);
+	link = bpf_program__attach_iter(prog, &opts);
+	if (!c->attaches) {
+		if (link) {
+			kt_fail(t, "%s attached to a map whose lock word it writes", c->prog);
+			bpf_link__destroy(link);
+		} else {
+			KT_ERR(t, -errno, EACCES, "attach");
+		}
+		goto out;
+	}
+	if (!KT_TRUE(t, link != NULL, "attach a program that writes clear of the lock"))
+		goto out;
+	iter = bpf_iter_create(bpf_link__fd(link));
+	if (KT_OK(t, iter, "iter create")) {
+		while (read(iter, buf, sizeof(buf)) > 0)
+			;
+		close(iter);
+	}
+	for (key = 0; key < NR_ELEMS; key++) {
+		if (!KT_OK(t, bpf_map_lookup_elem_flags(map, &key, &v, BPF_F_LOCK), "lookup"))
+			break;
+		KT_EQ(t, v.cnt, c->cnt_add, "cnt after one pass");
+		KT_EQ(t, v.data[0], c->d0_add, "data[0] after one pass");
+		KT_EQ(t, v.data[1], c->d1_add, "data[1] after one pass");
+	}
+	bpf_link__destroy(link);
+out:
+	bpf_object__close(obj);
+	close(map);
+}
+
+static const struct iter_case iter_store_lock = { "store_lock_word", false };
+static const struct iter_case iter_add_lock = { "add_lock_word", false };
+static const struct iter_case iter_store_cnt = { "store_cnt", true, 1, 0, 0 };
+static const struct iter_case iter_store_data = { "store_data", true, 0, 2, 3 };
+
+int main(int argc, char **argv)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(holes);
+	static const struct kt_case extra[] = {
+		{ "prune_reg", KT_BEYOND, prune_refused, (void *)VIA_REG },
+		{ "prune_spill", KT_BEYOND, prune_refused, (void *)VIA_SPILL },
+		{ "prune_callee", KT_BEYOND, prune_refused, (void *)VIA_CALLEE },
+		/* stock refuses this one as well: its loop states are not pruned */
+		{ "prune_loop", KT_FEATURE, prune_refused, (void *)VIA_LOOP },
+		{ "prune_reg_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_REG },
+		{ "prune_spill_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_SPILL },
+		{ "prune_callee_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_CALLEE },
+		{ "prune_loop_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_LOOP },
+		{ "leak_demo", KT_BEYOND, leak_demo },
+		{ "inner_map_array_lock_refused", KT_BEYOND, inner_map_lock_refused,
+		  (void *)BPF_MAP_TYPE_ARRAY_OF_MAPS },
+		{ "inner_map_hash_lock_refused", KT_BEYOND, inner_map_lock_refused,
+		  (void *)BPF_MAP_TYPE_HASH_OF_MAPS },
+		{ "inner_map_same_layout", KT_COMMON, inner_map_same_layout,
+		  (void *)BPF_MAP_TYPE_ARRAY_OF_MAPS },
+		{ "iter_store_lock_word", KT_BEYOND, iter_write, &iter_store_lock },
+		{ "iter_add_lock_word", KT_BEYOND, iter_write, &iter_add_lock },
+		{ "iter_store_cnt", KT_COMMON, iter_write, &iter_store_cnt },
+		{ "iter_store_data", KT_COMMON, iter_write, &iter_store_data },
+	};
+	struct kt_case *cases;
+	int n, i;
+
+	n = annotated_cases(&o, &cases);
+	if (n < 0) {
+		fprintf(stderr, "cannot read the programs of %s\n", o.name);
+		return 1;
+	}
+	cases = realloc(cases, (n + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
+	for (i = 0; i < (int)KT_ARRAY_SIZE(extra); i++)
+		cases[n++] = extra[i];
+	return kt_main(argc, argv, "holes", cases, n);
+}
