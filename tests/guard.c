@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock regions and tracing programs (progs/guard.bpf.c). tc programs on
+ * every vCPU lock one element at full rate while a tracing program that
+ * locks the same element fires where a CPU may already hold or wait for
+ * it: in NMI (sysrq 'l' sends backtrace NMIs to every CPU, whose handler
+ * fires nmi:nmi_handler) and in the lock's slow path
+ * (lock:contention_begin).
+ *
+ * Invariant: the element's counter equals the tc runs plus the tracing
+ * program's own runs, and the guard skipped it at least once (its
+ * recursion_misses). On a kernel without the guard a CPU waits for a
+ * lock it holds itself, and every CPU an NMI reaches next waits behind
+ * it: CPU 0 sends the NMIs (a sender takes none) and watches, the tc
+ * programs run on the other CPUs. When progress stops, CPU 0 stops the
+ * NMIs, reports it and powers the guest off before any stall detector
+ * fires, so this binary runs last (guest/run-suite.sh).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/reboot.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progs.h"
+
+#define MAX_THREADS 8
+#define REPEAT 200
+#define STALL_MS 3000
+
+struct gelem {
+	long cnt;
+	struct bpf_spin_lock lock;
+	int pad;
+};
+
+struct gstats {
+	long nmi_runs;
+	long cont_runs;
+	long plain_runs;
+};
+
+/* Shared between the storm child and the watching parent. */
+struct storm {
+	volatile long progress;		/* test runs done, all threads */
+	volatile long tc_runs;
+	volatile int stop;
+	int prog_fd;
+	int threads;
+	bool sysrq;
+	long nmis;			/* sysrq writes */
+	int err;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+struct tc_arg {
+	struct storm *s;
+	int cpu;
+};
+
+static void *tc_thread(void *arg)
+{
+	struct tc_arg *a = arg;
+	struct storm *s = a->s;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = REPEAT);
+	char pkt[64] = {};
+
+	opts.data_in = pkt;
+	opts.data_size_in = sizeof(pkt);
+	pin(a->cpu);
+	while (!s->stop) {
+		if (bpf_prog_test_run_opts(s->prog_fd, &opts) || opts.retval) {
+			s->err = errno ? errno : EINVAL;
+			break;
+		}
+		__atomic_add_fetch(&s->tc_runs, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&s->progress, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void *sysrq_thread(void *arg)
+{
+	struct storm *s = arg;
+	int fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd < 0) {
+		s->err = errno;
+		return NULL;
+	}
+	pin(0);
+	while (!s->stop) {
+		long before = s->progress;
+
+		/*
+		 * No NMIs unless the tc CPUs made progress just now: a CPU
+		 * stuck in NMI never answers the next sysrq 'l', which then
+		 * waits 10 s with CPU 0 busy, and the stall detector would
+		 * fire before the watcher could end the guest.
+		 */
+		usleep(20000);
+		if (s->progress == before)
+			continue;
+		if (write(fd, "l", 1) == 1)
+			s->nmis++;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* The storm: runs in a child so that the parent can watch it. */
+static void storm_child(struct storm *s, int seconds)
+{
+	pthread_t th[MAX_THREADS + 1];
+	struct tc_arg args[MAX_THREADS];
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, n = 0;
+
+	/* with NMIs, CPU 0 is the sender and watcher; else all CPUs lock */
+	for (i = 0; i < s->threads; i++) {
+		args[i].s = s;
+		args[i].cpu = s->sysrq ? 1 + i % (ncpu - 1) : i % ncpu;
+		pthread_create(&th[n++], NULL, tc_thread, &args[i]);
+	}
+	if (s->sysrq)
+		pthread_create(&th[n++], NULL, sysrq_thread, s);
+	sleep(seconds);
+	s->stop = 1;
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	_exit(0);
+}
+
+/*
+ * A CPU spins with interrupts off on a lock it holds itself: nothing
+ * can end it. Say so, then power off at once (the report counts this
+ * case, and anything after it, as failed).
+ */
+static void deadlock_poweroff(const char *name)
+{
+	int fd = open("/dev/ttyS1", O_WRONLY);
+	char line[256];
+	int len;
+
+	len = snprintf(line, sizeof(line),
+		       "not ok 99 guard/%s # no progress for %d ms: a CPU waits for a lock it holds (deadlock)\nBPFLOCK_STATUS=1\n",
+		       name, STALL_MS);
+	fputs(line, stdout);
+	fflush(stdout);
+	if (fd >= 0 && write(fd, line, len) < 0)
+		perror("ttyS1");
+	sync();
+	/*
+	 * sysrq 'b' restarts at once (QEMU's -no-reboot ends the guest): an
+	 * orderly reboot would wait for the deadlocked CPUs.
+	 */
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd < 0 || write(fd, "b", 1) != 1)
+		reboot(RB_AUTOBOOT);
+}
+
+/*
+ * The backtraces of thousands of NMIs must not reach the console, which
+ * is scanned for "Call Trace:": keep the console quiet while they are
+ * stored, and until the records stored in NMI have been passed over
+ * (which happens later, from irq_work) before restoring its level.
+ */
+static char saved_level[64];
+
+static void quiet_console(bool quiet)
+{
+	int fd = open("/proc/sys/kernel/printk", O_RDWR);
+	const char *level = quiet ? "1 4 1 7" : saved_level;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	if (quiet) {
+		n = read(fd, saved_level, sizeof(saved_level) - 1);
+		saved_level[n > 0 ? n : 0] = 0;
+	} else {
+		sleep(2);
+	}
+	if (*level && write(fd, level, strlen(level)) < 0)
+		perror("printk level");
+	close(fd);
+}
+
+/* Run the storm for 'seconds' and watch it; false if it stalled. */
+static bool run_storm(struct kt *t, struct storm *s, int seconds)
+{
+	long last = -1;
+	double since = now_ms();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0)
+		storm_child(s, seconds);
+	if (!KT_OK(t, pid, "fork"))
+		return true;
+	for (;;) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		if (s->progress != last) {
+			last = s->progress;
+			since = now_ms();
+		} else if (now_ms() - since > STALL_MS) {
+			return false;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (s->err)
+		kt_fail(t, "storm: %s", strerror(s->err));
+	return true;
+}
+
+static long recursion_misses(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -1;
+	return info.recursion_misses;
+}
+
+struct guard_case {
+	const char *tracer;	/* the tracing program to attach */
+	bool sysrq;		/* raise NMIs */
+	bool locks;		/* the tracer takes the lock */
+};
+
+static void guard_storm(struct kt *t, const void *arg)
+{
+	const struct guard_case *c = arg;
+	struct embedded_obj o = EMBEDDED_OBJ(guard);
+	struct bpf_object *obj;
+	struct bpf_link *link;
+	struct gelem e;
+	struct gstats st;
+	struct storm *s;
+	long runs, misses;
+	int key = 0, seconds = kt_scaled(6) > 1 ? kt_scaled(6) : 2;
+	bool ok;
+
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	obj = obj_load(t, &o, (const char *const[]){ "tc_inc", c->tracer, NULL });
+	if (s == MAP_FAILED || !obj)
+		return;
+	link = bpf_program__attach(bpf_object__find_program_by_name(obj, c->tracer));
+	if (!KT_TRUE(t, link != NULL, "attach the tracing program"))
+		goto out;
+	s->prog_fd = obj_prog_fd(t, obj, "tc_inc");
+	s->sysrq = c->sysrq;
+	s->threads = sysconf(_SC_NPROCESSORS_ONLN);
+	if (c->sysrq) {
+		s->threads--;
+		pin(0);
+	}
+	if (s->threads < 1 || s->threads > MAX_THREADS) {
+		kt_skip(t, "needs 2 to %d CPUs", MAX_THREADS);
+		goto out;
+	}
+	if (c->sysrq)
+		quiet_console(true);
+	ok = run_storm(t, s, seconds);
+	if (!ok)
+		deadlock_poweroff(t->name);
+	if (c->sysrq)
+		quiet_console(false);
+	bpf_link__destroy(link);
+
+	KT_OK(t, bpf_map_lookup_elem_flags(obj_map_fd(t, obj, "gmap"), &key, &e, BPF_F_LOCK),
+	      "read the element");
+	KT_OK(t, bpf_map_lookup_elem(obj_map_fd(t, obj, "gstats"), &key, &st), "read stats");
+	misses = recursion_misses(obj_prog_fd(t, obj, c->tracer));
+	runs = c->sysrq ? (c->locks ? st.nmi_runs : st.plain_runs) : st.cont_runs;
+	kt_log(t, "%ld s, %d tc threads: %ld tc runs x %d, %ld sysrq, tracer ran %ld times, skipped %ld",
+	       (long)seconds, s->threads, s->tc_runs, REPEAT, s->nmis, runs, misses);
+	if (c->locks) {
+		KT_EQ(t, e.cnt, s->tc_runs * REPEAT + runs,
+		      "counter = tc runs + tracer runs (lost or extra increments otherwise)");
+		KT_TRUE(t, misses > 0, "the guard skipped the tracer inside a lock region");
+	} else {
+		KT_EQ(t, e.cnt, s->tc_runs * REPEAT, "counter = tc runs");
+		KT_EQ(t, misses, 0, "a tracer that takes no lock is never skipped");
+	}
+	KT_TRUE(t, runs + misses > 0, "the tracing program fired (NMIs delivered)");
+out:
+	bpf_object__close(obj);
+	munmap(s, sizeof(*s));
+}
+
+static const struct guard_case nmi_plain = { "nmi_plain", true, false };
+static const struct guard_case contention = { "cont_inc", false, true };
+static const struct guard_case nmi_lock = { "nmi_inc", true, true };
+
+int main(int argc, char **argv)
+{
+	/* the ones that may end the guest on a kernel without the guard last */
+	static const struct kt_case cases[] = {
+		{ "nmi_no_lock_no_cost", KT_FEATURE, guard_storm, &nmi_plain },
+		/* stock survives it: the slow path fires the tracepoint before
+		 * the CPU queues, and the nested lock saves its flags first
+		 */
+		{ "contention_tp", KT_FEATURE, guard_storm, &contention },
+		{ "nmi_storm", KT_BEYOND, guard_storm, &nmi_lock },
+	};
+
+	return kt_main(argc, argv, "guard", cases, KT_ARRAY_SIZE(cases));
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracing programs that take a lock where a CPU may already hold or wait
+ * for one: in NMI (tp_btf/nmi_handler) and in the lock's own slow path
+ * (tp_btf/contention_begin), against tc programs taking the same lock.
+ */
+#include "bpflock.h"
+
+struct gelem {
+	long cnt;
+	struct bpf_spin_lock lock;
+	int pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct gelem);
+} gmap SEC(".maps");
+
+/* Lockless run counts of the tracing programs (this map holds no lock). */
+struct gstats {
+	long nmi_runs;
+	long cont_runs;
+	long plain_runs;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct gstats);
+} gstats SEC(".maps");
+
+static __always_inline int lock_inc(void)
+{
+	int key = 0;
+	struct gelem *e = bpf_map_lookup_elem(&gmap, &key);
+
+	if (!e)
+		return 1;
+	bpf_spin_lock(&e->lock);
+	e->cnt++;
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+static __always_inline struct gstats *stats(void)
+{
+	int key = 0;
+
+	return bpf_map_lookup_elem(&gstats, &key);
+}
+
+SEC("tc")
+int tc_inc(struct __sk_buff *skb)
+{
+	return lock_inc();
+}
+
+SEC("tp_btf/nmi_handler")
+int nmi_inc(void *ctx)
+{
+	struct gstats *s = stats();
+
+	if (s && !lock_inc())
+		__sync_fetch_and_add(&s->nmi_runs, 1);
+	return 0;
+}
+
+/* Uses no lock map: never skipped by the guard. */
+SEC("tp_btf/nmi_handler")
+int nmi_plain(void *ctx)
+{
+	struct gstats *s = stats();
+
+	if (s)
+		__sync_fetch_and_add(&s->plain_runs, 1);
+	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int cont_inc(void *ctx)
+{
+	struct gstats *s = stats();
+
+	if (s && !lock_inc())
+		__sync_fetch_and_add(&s->cont_runs, 1);
+	return 0;
+}
