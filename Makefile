@@ -44,9 +44,11 @@ SCALE ?= 100
 bench: deps
 	@$(S)/bench.sh $(ROUNDS) $(SCALE)
 
-# Debug kernels are slow under TCG: a fifth of the iterations.
+# Debug kernels are slow under TCG: a fifth of the iterations, but
+# thousands of fuzzed programs under CONFIG_BPF_LOCK_DEBUG's checks.
 test-debug: deps
-	@FLAVOUR=debug BPFLOCK_SCALE=$${BPFLOCK_SCALE:-20} $(S)/test.sh stock ours
+	@FLAVOUR=debug BPFLOCK_SCALE=$${BPFLOCK_SCALE:-20} BPFLOCK_FUZZ_N=$${BPFLOCK_FUZZ_N:-2000} \
+		$(S)/test.sh stock ours
 
 SECONDS ?= 60
 torture: deps
