@@ -474,6 +474,36 @@ static const struct iter_case iter_add_lock = { "add_lock_word", false };
 static const struct iter_case iter_store_cnt = { "store_cnt", true, 1, 0, 0 };
 static const struct iter_case iter_store_data = { "store_data", true, 0, 2, 3 };
 
+static int attach_to_target(struct bpf_object *obj, void *ctx)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, "ext_lock");
+
+	return bpf_program__set_attach_target(p, *(int *)ctx, "global_fn");
+}
+
+/*
+ * An extension of a tracing program runs inside it, in NMI if the target
+ * does, with no entry of its own for the lock-region guard: no locks.
+ */
+static void ext_of_tracing_refused(struct kt *t, const void *arg)
+{
+	struct embedded_obj target = EMBEDDED_OBJ(ext_target);
+	struct embedded_obj ext = EMBEDDED_OBJ(ext_lock);
+	struct bpf_object *obj;
+	int fd, err;
+
+	obj = obj_load(t, &target, (const char *const[]){ "ext_target", NULL });
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, "ext_target");
+	err = load_one_logged(&ext, "ext_lock", attach_to_target, &fd, vlog, sizeof(vlog));
+	KT_ERR(t, err, EINVAL, "load a locking extension of a tracing program");
+	if (err && !log_has(vlog, "programs that replace a tracing program cannot use bpf_spin_lock"))
+		kt_fail(t, "log lacks the extension message; tail:\n%s",
+			vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+	bpf_object__close(obj);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -498,6 +528,7 @@ int main(int argc, char **argv)
 		{ "iter_add_lock_word", KT_BEYOND, iter_write, &iter_add_lock },
 		{ "iter_store_cnt", KT_COMMON, iter_write, &iter_store_cnt },
 		{ "iter_store_data", KT_COMMON, iter_write, &iter_store_data },
+		{ "ext_of_tracing_refused", KT_BEYOND, ext_of_tracing_refused },
 	};
 	struct kt_case *cases;
 	int n, i;
