@@ -87,3 +87,26 @@ int cb_unlock_other(struct __sk_buff *skb)
 {
 	return bpf_for_each_map_elem(&amap, lock_other, NULL, 0);
 }
+
+__attribute__((noinline)) int global_write(struct elem *e)
+{
+	if (!e)
+		return 0;
+	e->data[0] = 1;
+	return 0;
+}
+
+/*
+ * A global function is verified once, for any memory of its argument's
+ * size, and may write all of it: the caller may not hand it a value
+ * whose lock word lies inside that size.
+ */
+SEC("tc") __failure __msg("bpf_spin_lock cannot be accessed directly by load/store")
+__msg("Caller passes invalid args into func#1") __errno(EINVAL)
+int global_fn_gets_lock(struct __sk_buff *skb)
+{
+	int k = 0;
+	struct elem *e = bpf_map_lookup_elem(&amap, &k);
+
+	return e ? global_write(e) : 0;
+}
