@@ -23,6 +23,19 @@
 #define I_LDX_DW(d, s, off)	((struct bpf_insn){ BPF_LDX | BPF_MEM | BPF_DW, d, s, off, 0 })
 #define I_STX_DW(d, s, off)	((struct bpf_insn){ BPF_STX | BPF_MEM | BPF_DW, d, s, off, 0 })
 #define I_EXIT()		((struct bpf_insn){ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 })
+#define I_AND64_IMM(d, i)	((struct bpf_insn){ BPF_ALU64 | BPF_AND | BPF_K, d, 0, 0, i })
+#define I_JGE_IMM(d, i, off)	((struct bpf_insn){ BPF_JMP | BPF_JGE | BPF_K, d, 0, off, i })
+#define I_JGT_REG(d, s, off)	((struct bpf_insn){ BPF_JMP | BPF_JGT | BPF_X, d, s, off, 0 })
+#define I_LDX_B(d, s, off)	((struct bpf_insn){ BPF_LDX | BPF_MEM | BPF_B, d, s, off, 0 })
+#define I_STX_H(d, s, off)	((struct bpf_insn){ BPF_STX | BPF_MEM | BPF_H, d, s, off, 0 })
+#define I_STX_W(d, s, off)	((struct bpf_insn){ BPF_STX | BPF_MEM | BPF_W, d, s, off, 0 })
+/* lock *(u32 *)(d + off) += s */
+#define I_ATOMIC_ADD_W(d, s, off) \
+	((struct bpf_insn){ BPF_STX | BPF_ATOMIC | BPF_W, d, s, off, BPF_ADD })
+/* Two instructions: r = the address of the subprogram off + 1 ahead (a callback). */
+#define I_LD_FUNC(d, off)						\
+	((struct bpf_insn){ BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_FUNC, 0, off }), \
+	((struct bpf_insn){ 0, 0, 0, 0, 0 })
 /* Two instructions: r = map (by fd). */
 #define I_LD_MAP_FD(d, fd)						\
 	((struct bpf_insn){ BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd }), \
