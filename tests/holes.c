@@ -137,7 +137,49 @@ static void emit_exit(struct prog *p)
 	emit(p, I_EXIT());
 }
 
-enum shape { VIA_REG, VIA_SPILL, VIA_CALLEE, VIA_LOOP };
+enum shape { VIA_REG, VIA_SPILL, VIA_CALLEE, VIA_LOOP, VIA_MAYBE_NULL };
+
+/* dst = lookup(map, key), left unchecked for NULL */
+static void emit_lookup_unchecked(struct prog *p, int map, int key, int dst)
+{
+	struct bpf_insn ld[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+
+	emit(p, I_ST_W(BPF_REG_10, -4 - 4 * key, key));
+	emit(p, ld[0]);
+	emit(p, ld[1]);
+	emit(p, I_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	emit(p, I_ADD64_IMM(BPF_REG_2, -4 - 4 * key));
+	emit(p, I_CALL(BPF_FUNC_map_lookup_elem));
+	emit(p, I_MOV64_REG(dst, BPF_REG_0));
+}
+
+/*
+ * Found by review: the pointers are moved before their NULL checks, and
+ * only the checks make them the same element in one state.
+ */
+static void build_maybe_null(struct prog *p, bool move, int map, int k0, int k1)
+{
+	int jgt, ja, i;
+
+	memset(p, 0, sizeof(*p));
+	emit(p, I_LDX_W(BPF_REG_9, BPF_REG_1, offsetof(struct __sk_buff, len)));
+	emit_lookup_unchecked(p, map, k0, BPF_REG_6);
+	emit_lookup_unchecked(p, map, k1, BPF_REG_7);
+	jgt = emit(p, I_JGT_IMM(BPF_REG_9, 32, 0));
+	emit(p, I_MOV64_REG(BPF_REG_8, BPF_REG_6));
+	for (i = 0; i < 8; i++)	/* room for a checkpoint before the join */
+		emit(p, I_MOV64_IMM(BPF_REG_0, 0));
+	ja = emit(p, I_JA(0));
+	land(p, jgt);
+	emit(p, I_MOV64_REG(BPF_REG_8, move ? BPF_REG_7 : BPF_REG_6));
+	land(p, ja);
+	p->exit_jumps[p->nexit++] = emit(p, I_JEQ_IMM(BPF_REG_8, 0, 0));
+	p->exit_jumps[p->nexit++] = emit(p, I_JEQ_IMM(BPF_REG_6, 0, 0));
+	p->exit_jumps[p->nexit++] = emit(p, I_JEQ_IMM(BPF_REG_7, 0, 0));
+	emit_lock_call(p, BPF_REG_8, BPF_FUNC_spin_lock);
+	emit_lock_call(p, BPF_REG_6, BPF_FUNC_spin_unlock);
+	emit_exit(p);
+}
 
 /*
  * Lock element k0 (r7) and unlock through what, on the jump's target,
@@ -147,6 +189,8 @@ static void build(struct prog *p, enum shape shape, bool move, int map, int k0, 
 {
 	int jgt, ja, jne, head, call;
 
+	if (shape == VIA_MAYBE_NULL)
+		return build_maybe_null(p, move, map, k0, k1);
 	memset(p, 0, sizeof(*p));
 	emit(p, I_MOV64_REG(BPF_REG_6, BPF_REG_1));
 	emit_lookup(p, map, k0, BPF_REG_7);
@@ -187,6 +231,8 @@ static void build(struct prog *p, enum shape shape, bool move, int map, int k0, 
 		jne = emit(p, I_JNE_IMM(BPF_REG_2, 0, 0));
 		p->insn[jne].off = head - jne - 1;
 		emit_lock_call(p, BPF_REG_7, BPF_FUNC_spin_unlock);
+		break;
+	case VIA_MAYBE_NULL:
 		break;
 	case VIA_CALLEE:
 		/* main: sub(e0, e1, skb->len); the callee locks and unlocks */
@@ -513,7 +559,9 @@ int main(int argc, char **argv)
 		{ "prune_callee", KT_BEYOND, prune_refused, (void *)VIA_CALLEE },
 		/* stock refuses this one as well: its loop states are not pruned */
 		{ "prune_loop", KT_FEATURE, prune_refused, (void *)VIA_LOOP },
+		{ "prune_maybe_null", KT_BEYOND, prune_refused, (void *)VIA_MAYBE_NULL },
 		{ "prune_reg_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_REG },
+		{ "prune_maybe_null_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_MAYBE_NULL },
 		{ "prune_spill_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_SPILL },
 		{ "prune_callee_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_CALLEE },
 		{ "prune_loop_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_LOOP },
