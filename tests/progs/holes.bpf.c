@@ -110,3 +110,137 @@ int global_fn_gets_lock(struct __sk_buff *skb)
 
 	return e ? global_write(e) : 0;
 }
+
+/*
+ * bpf_loop() may run its callback any number of times, zero included,
+ * but 6.1 verifies it once. A callback that moves pointers in its
+ * caller's stack leaves the verifier believing in a layout the run does
+ * not have (attacker review, P4 and P5).
+ */
+struct two_elems {
+	struct elem *a;
+	struct elem *b;
+};
+
+static long swap_elems(__u32 i, struct two_elems *c)
+{
+	struct elem *t = c->a;
+
+	c->a = c->b;
+	c->b = t;
+	return 0;
+}
+
+/*
+ * Two calls swap the pointers back: the verifier believes a is element
+ * 1 and accepts lock(a), unlock(element 1); the run locks element 0 and
+ * leaves it locked. Stock accepts it.
+ */
+SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
+__errno(EACCES)
+int loop_swap_pointers(struct __sk_buff *skb)
+{
+	int k0 = 0, k1 = 1;
+	struct elem *b, *e0 = bpf_map_lookup_elem(&amap, &k0);
+	struct two_elems c;
+
+	b = bpf_map_lookup_elem(&amap, &k1);
+	if (!e0 || !b)
+		return 0;
+	c.a = e0;
+	c.b = b;
+	bpf_loop(2, swap_elems, &c, 0);
+	bpf_spin_lock(&c.a->lock);
+	bpf_spin_unlock(&b->lock);
+	return 0;
+}
+
+static long copy_elem(__u32 i, struct two_elems *c)
+{
+	c->b = c->a;
+	return 0;
+}
+
+/*
+ * Zero calls leave b NULL where the verifier believes the callback
+ * copied a: stock accepts it and locks address 4 (an oops).
+ */
+SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
+__errno(EACCES)
+int loop_zero_calls(struct __sk_buff *skb)
+{
+	int k0 = 0;
+	struct two_elems c;
+
+	c.a = bpf_map_lookup_elem(&amap, &k0);
+	if (!c.a)
+		return 0;
+	c.b = NULL;
+	bpf_loop(skb->len & 1, copy_elem, &c, 0);
+	bpf_spin_lock(&c.b->lock);
+	bpf_spin_unlock(&c.b->lock);
+	return 0;
+}
+
+static long lock_then_forget(__u32 i, struct two_elems *c)
+{
+	struct elem *e = c->a;
+
+	bpf_spin_lock(&e->lock);
+	e->cnt++;
+	bpf_spin_unlock(&e->lock);
+	*(volatile long *)&c->a = 8;
+	return 0;
+}
+
+/*
+ * The second call finds the scalar 8 where the first (the only one the
+ * verifier walked) found the element: stock accepts it and the second
+ * run locks address 12.
+ */
+SEC("tc") __beyond __failure __msg("a callback cannot overwrite the pointer its caller spilled")
+__errno(EACCES)
+int loop_scalar_over_pointer(struct __sk_buff *skb)
+{
+	int k0 = 0;
+	struct two_elems c = {};
+
+	c.a = bpf_map_lookup_elem(&amap, &k0);
+	if (!c.a)
+		return 0;
+	bpf_loop(2, lock_then_forget, &c, 0);
+	return 0;
+}
+
+struct counter_ctx {
+	struct elem *e;
+	long sum;
+};
+
+static long lock_and_sum(__u32 i, struct counter_ctx *c)
+{
+	struct elem *e = c->e;
+
+	bpf_spin_lock(&e->lock);
+	e->cnt++;
+	bpf_spin_unlock(&e->lock);
+	c->sum += i;
+	return 0;
+}
+
+/*
+ * What the rule keeps: a callback reads the caller's pointers, locks
+ * through them and stores scalars into the caller's stack.
+ */
+SEC("tc") __success __retval(6)
+int loop_reads_pointer_stores_scalar(struct __sk_buff *skb)
+{
+	int k0 = 3;
+	struct counter_ctx c = {};
+
+	c.e = bpf_map_lookup_elem(&amap, &k0);
+	if (!c.e)
+		return 0;
+	bpf_loop(4, lock_and_sum, &c, 0);
+	return c.sum;
+}
