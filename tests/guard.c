@@ -206,6 +206,14 @@ static void quiet_console(bool quiet)
 	close(fd);
 }
 
+/* BPFLOCK_STALL_MS: a longer watch, to let the kernel's detectors speak. */
+static double stall_ms(void)
+{
+	const char *s = getenv("BPFLOCK_STALL_MS");
+
+	return s ? atof(s) : STALL_MS;
+}
+
 /* Run the storm for 'seconds' and watch it; false if it stalled. */
 static bool run_storm(struct kt *t, struct storm *s, int seconds)
 {
@@ -227,7 +235,7 @@ static bool run_storm(struct kt *t, struct storm *s, int seconds)
 		if (s->progress != last) {
 			last = s->progress;
 			since = now_ms();
-		} else if (now_ms() - since > STALL_MS) {
+		} else if (now_ms() - since > stall_ms()) {
 			return false;
 		}
 		nanosleep(&ts, NULL);
@@ -317,6 +325,10 @@ out:
 static const struct guard_case nmi_plain = { "nmi_plain", true, false };
 static const struct guard_case contention = { "cont_inc", false, true };
 static const struct guard_case nmi_lock = { "nmi_inc", true, true };
+static const struct guard_case nmi_tp = { "nmi_tp_inc", true, true };
+static const struct guard_case nmi_raw_tp = { "nmi_raw_tp_inc", true, true };
+static const struct guard_case nmi_kprobe = { "nmi_kprobe_inc", true, true };
+static const struct guard_case contention_tp = { "cont_tp_inc", false, true };
 
 int main(int argc, char **argv)
 {
@@ -327,6 +339,11 @@ int main(int argc, char **argv)
 		 * the CPU queues, and the nested lock saves its flags first
 		 */
 		{ "contention_tp", KT_FEATURE, guard_storm, &contention },
+		/* stock refuses a lock map in these tracing types */
+		{ "contention_tracepoint", KT_BEYOND, guard_storm, &contention_tp },
+		{ "nmi_storm_tracepoint", KT_BEYOND, guard_storm, &nmi_tp },
+		{ "nmi_storm_raw_tp", KT_BEYOND, guard_storm, &nmi_raw_tp },
+		{ "nmi_storm_kprobe", KT_BEYOND, guard_storm, &nmi_kprobe },
 		{ "nmi_storm", KT_BEYOND, guard_storm, &nmi_lock },
 	};
 

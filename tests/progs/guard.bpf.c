@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tracing programs that take a lock where a CPU may already hold or wait
- * for one: in NMI (tp_btf/nmi_handler) and in the lock's own slow path
- * (tp_btf/contention_begin), against tc programs taking the same lock.
+ * for one: in NMI (nmi:nmi_handler as tp_btf, tracepoint and raw
+ * tracepoint; a kprobe on show_regs(), which the backtrace NMI calls) and
+ * in the lock's own slow path (lock:contention_begin as tp_btf and as a
+ * tracepoint), against tc programs taking the same lock. Stock 6.1 allows
+ * only the tp_btf ones to lock.
  */
 #include "bpflock.h"
 
@@ -82,6 +85,31 @@ int nmi_plain(void *ctx)
 
 SEC("tp_btf/contention_begin")
 int cont_inc(void *ctx)
+{
+	struct gstats *s = stats();
+
+	if (s && !lock_inc())
+		__sync_fetch_and_add(&s->cont_runs, 1);
+	return 0;
+}
+
+#define NMI_INC(sec, name)						\
+SEC(sec)								\
+int name(void *ctx)							\
+{									\
+	struct gstats *s = stats();					\
+									\
+	if (s && !lock_inc())						\
+		__sync_fetch_and_add(&s->nmi_runs, 1);			\
+	return 0;							\
+}
+
+NMI_INC("tp/nmi/nmi_handler", nmi_tp_inc)
+NMI_INC("raw_tp/nmi_handler", nmi_raw_tp_inc)
+NMI_INC("kprobe/show_regs", nmi_kprobe_inc)
+
+SEC("tp/lock/contention_begin")
+int cont_tp_inc(void *ctx)
 {
 	struct gstats *s = stats();
 
