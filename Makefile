@@ -5,12 +5,12 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-debug torture bench bisect-check shell vm-run kernels tests series-check clean-results
+.PHONY: help deps run test test-debug torture bench bisect-check shell vm-run kernels tests series-check model clean-results
 
 help:
 	@echo "bpflock targets:"
 	@echo "  make run                 build everything, boot ours, show the feature at work"
-	@echo "  make test                the whole suite on stock, baseline and ours + expectation matrix"
+	@echo "  make test                the Spin models, then the whole suite on stock, baseline and ours + expectation matrix"
 	@echo "  make test KERNEL=stock   the suite on one variant (stock, baseline or ours)"
 	@echo "  make shell KERNEL=...    interactive guest shell (tests in /tests/bin; quit: poweroff -f)"
 	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
@@ -21,6 +21,7 @@ help:
 	@echo "  make kernels             build the three kernel variants"
 	@echo "  make series-check        checkpatch --strict on every patch of the series"
 	@echo "  make bisect-check        every prefix of the series builds and boots"
+	@echo "  make model [FULL=1]      Spin models of the lock protocol (tests/model), mutants included"
 	@echo "Variables: VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
 	@echo "  BPFLOCK_SCALE (percent of the default iterations), BPFLOCK_TESTS (binaries to run),"
 	@echo "  VERBOSE=1 (stream the guest console)"
@@ -36,6 +37,7 @@ test: deps
 ifeq ($(origin KERNEL),command line)
 	@$(S)/test.sh $(KERNEL)
 else
+	@$(S)/model.sh
 	@$(S)/test.sh stock baseline ours
 endif
 
@@ -79,6 +81,10 @@ series-check: deps
 
 bisect-check: deps
 	@$(S)/bisect-check.sh
+
+# No deps: the models need only spin and gcc, which model.sh checks for.
+model:
+	@$(S)/model.sh
 
 clean-results:
 	rm -rf build/results

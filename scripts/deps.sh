@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	ccache cpio kmod dwarves rsync python3 clang llvm
-	qemu-system-x86 busybox-static zlib1g-dev pkg-config gnuplot-nox
+	qemu-system-x86 busybox-static zlib1g-dev pkg-config gnuplot-nox spin
 )
 
 missing=()

@@ -25,12 +25,19 @@
  *                    fetch_or (generic, arm64) instead of x86's
  *                    "lock btsl" followed by a separate atomic_read();
  *   LIVE             CPUs loop for ever; the ltl claim says CPU 0, once
- *                    it wants the lock, gets it (fairness of the queue);
+ *                    it wants the lock, gets it (fairness of the queue),
+ *                    checked with weak fairness (pan -a -f). 2 CPUs by
+ *                    default (under a second); NCPU=3 takes ~15 s and
+ *                    about 1 GB (scripts/model.sh runs it with FULL=1);
  *   MUTANT_SPLIT_CMPXCHG  fast path reads the word, then stores locked:
  *                    no atomic compare-and-exchange (mutual exclusion);
  *   MUTANT_NO_HANDOFF     the queue head takes the lock but never sets
  *                    next->locked (arch_mcs_spin_unlock_contended()
  *                    removed): its successor waits for ever (deadlock);
+ *   MUTANT_HEAD_WAITS_ZERO  the queue head waits for the whole word to be
+ *                    0 instead of !(locked|pending): its own tail keeps
+ *                    it waiting and the next CPU queues behind it
+ *                    (deadlock; with LIVE: starvation, 2 CPUs suffice);
  *   MUTANT_PENDING_NO_RECHECK  after setting pending, the value it
  *                    returned is not checked for another pending/tail
  *                    owner: two CPUs can both act as pending owner.
@@ -178,7 +185,12 @@ publish:
 
 		/* head of the queue: atomic_cond_read_acquire(!(VAL & LOCKED_PENDING)) */
 		atomic {
-			(locked == 0 && pending == 0) -> vl = locked; vp = pending; vt = tail;
+#ifdef MUTANT_HEAD_WAITS_ZERO
+			(locked == 0 && pending == 0 && tail == 0) ->
+#else
+			(locked == 0 && pending == 0) ->
+#endif
+			vl = locked; vp = pending; vt = tail;
 			if
 			:: vt != id + 1 -> goto set_locked
 			:: else

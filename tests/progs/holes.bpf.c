@@ -244,3 +244,83 @@ int loop_reads_pointer_stores_scalar(struct __sk_buff *skb)
 	bpf_loop(4, lock_and_sum, &c, 0);
 	return c.sum;
 }
+
+static long zero_it(__u32 i, long *c)
+{
+	*c = 0;
+	return 0;
+}
+
+/*
+ * A scalar the callback rewrites steers a branch: the verifier believed
+ * c == 0 after the call and never walked the return that keeps the lock;
+ * bpf_loop(0, ...) leaves c == 1 and the program returns holding it
+ * (attacker review S1). Stock accepts it.
+ */
+SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+int loop_scalar_hides_exit(struct __sk_buff *skb)
+{
+	int k0 = 0;
+	long c = 1;
+	struct elem *e;
+
+	bpf_loop(0, zero_it, &c, 0);
+	e = bpf_map_lookup_elem(&amap, &k0);
+	if (!e)
+		return 0;
+	bpf_spin_lock(&e->lock);
+	if (*(volatile long *)&c)
+		return 1;
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+/*
+ * A scalar the callback rewrites moves the lock pointer: the verifier
+ * believed off == 0 (lock element 0, unlock element 0); bpf_loop(0, ...)
+ * leaves off == sizeof(struct elem): element 1 is locked and left so
+ * (attacker review S2). Stock accepts it.
+ */
+SEC("tc") __beyond __failure __msg("bpf_spin_lock has to be at the constant offset")
+__errno(EINVAL)
+int loop_scalar_moves_lock(struct __sk_buff *skb)
+{
+	int k0 = 0;
+	long off = sizeof(struct elem);
+	struct elem *e, *x;
+
+	bpf_loop(0, zero_it, &off, 0);
+	e = bpf_map_lookup_elem(&amap, &k0);
+	if (!e)
+		return 0;
+	/* off is 0 or 16 at run time: the mask keeps the math bounded */
+	x = (void *)e + (*(volatile long *)&off & sizeof(struct elem));
+	bpf_spin_lock(&x->lock);
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+static long build_dynptr(__u32 i, struct bpf_dynptr *d)
+{
+	int k0 = 0;
+	struct elem *e = bpf_map_lookup_elem(&amap, &k0);
+
+	if (e)
+		bpf_dynptr_from_mem(&e->data, sizeof(e->data), 0, d);
+	return 0;
+}
+
+/*
+ * A dynptr is a pointer: one a callback builds in its caller's stack is
+ * there after one run and not after zero (attacker review D1 forged one
+ * over a lock word this way). Stock accepts it.
+ */
+SEC("tc") __beyond __failure __msg("a callback cannot create or release a dynptr")
+__errno(EACCES)
+int loop_builds_dynptr(struct __sk_buff *skb)
+{
+	struct bpf_dynptr d;
+
+	bpf_loop(1, build_dynptr, &d, 0);
+	return 0;
+}
