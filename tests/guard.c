@@ -118,7 +118,7 @@ static void *sysrq_thread(void *arg)
 		 * waits 10 s with CPU 0 busy, and the stall detector would
 		 * fire before the watcher could end the guest.
 		 */
-		usleep(20000);
+		usleep(5000);
 		if (s->progress == before)
 			continue;
 		if (write(fd, "l", 1) == 1)
@@ -271,8 +271,12 @@ static void guard_storm(struct kt *t, const void *arg)
 	struct gstats st;
 	struct storm *s;
 	long runs, misses;
-	int key = 0, seconds = kt_scaled(6) > 1 ? kt_scaled(6) : 2;
+	/* NMI storms run longer: thousands of NMIs, hundreds in regions */
+	int key = 0, seconds = kt_scaled(c->sysrq ? 15 : 6);
 	bool ok;
+
+	if (seconds < 2)
+		seconds = 2;
 
 	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	obj = obj_load(t, &o, (const char *const[]){ "tc_inc", c->tracer, NULL });
