@@ -18,7 +18,7 @@
 #define ENOTSUPP 524
 
 /*
- * Map types and inner maps that cannot hold a lock: stock 6.1 refuses
+ * Map types that cannot hold a lock: stock 6.1 refuses
  * them with the kernel-internal ENOTSUPP (524), ours with EOPNOTSUPP, a
  * code user space can name (see docs/design.md).
  */
@@ -227,25 +227,6 @@ static void rdonly_prog_refused(struct kt *t, const void *arg)
 			     BPF_F_RDONLY_PROG), EACCES, "array with BPF_F_RDONLY_PROG");
 }
 
-/* A map with a lock cannot be the inner map of a map-in-map. */
-static void inner_map_refused(struct kt *t, const void *arg)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
-	struct value_btf vb;
-	int inner;
-
-	if (!KT_OK(t, make_btf(TOP_LEVEL, &vb), "BTF load"))
-		return;
-	inner = create_map(BPF_MAP_TYPE_ARRAY, &vb, 4, vb.key_id, 1, 0);
-	if (!KT_OK(t, inner, "inner map"))
-		return;
-	opts.inner_map_fd = inner;
-	KT_ERR(t, bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "outer", 4, 4, 1, &opts),
-	       refused_errno(), "array of maps over a map with a lock");
-	KT_ERR(t, bpf_map_create(BPF_MAP_TYPE_HASH_OF_MAPS, "outer", 4, 4, 1, &opts),
-	       refused_errno(), "hash of maps over a map with a lock");
-}
-
 /* Memory-mapping would expose the lock word: refused. */
 static void mmap_refused(struct kt *t, const void *arg)
 {
@@ -298,14 +279,12 @@ static const struct kt_case cases[] = {
 	     BPF_F_NO_PREALLOC, 0),
 	TYPE("type_percpu_hash", KT_FEATURE, BPF_MAP_TYPE_PERCPU_HASH, 4, 1, 0, REFUSED),
 	TYPE("type_percpu_array", KT_FEATURE, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 1, 0, REFUSED),
-	TYPE("type_lru_hash", KT_FEATURE, BPF_MAP_TYPE_LRU_HASH, 4, 1, 0, REFUSED),
 	TYPE("type_lru_percpu_hash", KT_FEATURE, BPF_MAP_TYPE_LRU_PERCPU_HASH, 4, 1, 0, REFUSED),
 	TYPE("type_percpu_cgroup_storage", KT_FEATURE, BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE,
 	     8, 0, 0, REFUSED),
 	TYPE("type_queue", KT_COMMON, BPF_MAP_TYPE_QUEUE, 0, 1, 0, EINVAL),
 	TYPE("type_stack", KT_COMMON, BPF_MAP_TYPE_STACK, 0, 1, 0, EINVAL),
 	{ "rdonly_prog_refused", KT_FEATURE, rdonly_prog_refused },
-	{ "inner_map_refused", KT_FEATURE, inner_map_refused },
 	{ "mmap_refused", KT_FEATURE, mmap_refused },
 };
 
