@@ -282,7 +282,7 @@ int loop_scalar_hides_exit(struct __sk_buff *skb)
  * (attacker review S2). Stock accepts it.
  */
 SEC("tc") __beyond __failure __msg("bpf_spin_lock has to be at the constant offset")
-__errno(EINVAL)
+__errno(EACCES)
 int loop_scalar_moves_lock(struct __sk_buff *skb)
 {
 	int k0 = 0;

@@ -51,13 +51,15 @@ static __always_inline int lru_bump(void *map)
 	return 0;
 }
 
-SEC("tc")
+/* run by tests/lru_inner.c; loads on ours only */
+SEC("tc") __beyond __success
 int lru_churn(struct __sk_buff *skb)
 {
 	return lru_bump(&lru);
 }
 
-SEC("tc")
+/* run by tests/lru_inner.c; loads on ours only */
+SEC("tc") __beyond __success
 int lru_nc_churn(struct __sk_buff *skb)
 {
 	return lru_bump(&lru_nc);
@@ -111,7 +113,8 @@ struct {
 	__type(value, struct plain_elem);
 } inner_plain SEC(".maps");
 
-SEC("tc")
+/* run by tests/lru_inner.c; loads on ours only */
+SEC("tc") __beyond __success
 int inner_bump(struct __sk_buff *skb)
 {
 	int k = 0;
