@@ -201,7 +201,8 @@ static void *reader_thread(void *arg)
 	struct telem e;
 	int key = 0;
 
-	while (!r->stop) {
+	/* at least 100 reads, even if the writers end first */
+	while (!r->stop || r->reads < 100) {
 		if (bpf_map_lookup_elem_flags(r->map_fd, &key, &e, BPF_F_LOCK)) {
 			run_error(r, "BPF_F_LOCK lookup");
 			break;

@@ -17,6 +17,7 @@ struct expect {
 	bool failure;
 	int err;
 	bool has_retval;
+	bool load_only;		/* a type BPF_PROG_TEST_RUN cannot run */
 	long long retval;
 	int nmsg;
 	char msg[MAX_MSGS][160];
@@ -222,6 +223,8 @@ static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 			e->failure = true;
 		else if (!strncmp(tag, "errno=", 6))
 			e->err = errno_by_name(tag + 6);
+		else if (!strcmp(tag, "load_only"))
+			e->load_only = true;
 		else if (!strncmp(tag, "retval=", 7)) {
 			e->has_retval = true;
 			e->retval = strtoll(tag + 7, NULL, 0);
@@ -306,7 +309,8 @@ static void run_annotated(struct kt *t, const void *arg)
 	if (!obj)
 		goto out;
 	fd = obj_prog_fd(t, obj, e->prog);
-	if (fd >= 0 && KT_OK(t, prog_run(fd, 1, &retval), "test_run") && e->has_retval)
+	if (fd >= 0 && !e->load_only && KT_OK(t, prog_run(fd, 1, &retval), "test_run") &&
+	    e->has_retval)
 		KT_EQ(t, retval, e->retval, "return value");
 	bpf_object__close(obj);
 out:

@@ -29,6 +29,8 @@
 #define __common	__expect("kind=common")
 /* Expected only of ours: a guarantee stock does not give. */
 #define __beyond	__expect("kind=beyond")
+/* loaded, not run: BPF_PROG_TEST_RUN cannot run the program's type */
+#define __load_only	__expect("load_only")
 
 char _license[] SEC("license") = "GPL";
 

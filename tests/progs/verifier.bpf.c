@@ -371,7 +371,7 @@ int hash_lock_unlock(struct __sk_buff *skb)
  * tests/tracing.c.
  */
 #define TYPE_ACCEPT(sec, name)						\
-SEC(sec) __beyond __success						\
+SEC(sec) __beyond __success __load_only				\
 int name(void *ctx)							\
 {									\
 	struct elem *e = elem0();					\
