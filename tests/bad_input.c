@@ -196,11 +196,19 @@ static void verifier_mutants(struct kt *t, const void *arg)
 	for (i = 0; i < n && !t->failed; i++) {
 		int map = maps[i & 1];
 		struct bpf_insn base[] = LOCK_PROG(map, 4);
+		struct bpf_insn calls[] = LOCK_CALLS_PROG(map, 4);
 		struct bpf_insn p[MAX_INSNS];
-		int cnt = KT_ARRAY_SIZE(base), k, fd;
+		int cnt, k, fd;
 		__u32 retval;
 
-		memcpy(p, base, sizeof(base));
+		/* every other pair of mutants starts from calls under the lock */
+		if (i & 2) {
+			cnt = KT_ARRAY_SIZE(calls);
+			memcpy(p, calls, sizeof(calls));
+		} else {
+			cnt = KT_ARRAY_SIZE(base);
+			memcpy(p, base, sizeof(base));
+		}
 		for (k = 0; k < 1 + (int)(rnd(&s) % 3); k++)
 			mutate(p, cnt, &s);
 		fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "mutant", "GPL", p, cnt, NULL);

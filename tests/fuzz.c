@@ -479,7 +479,7 @@ enum why {
 static const char *const why_names[] = {
 	"sound", "locks the element it holds", "takes a second lock",
 	"releases a lock it does not hold", "releases another element's lock",
-	"returns holding a lock", "a subprogram returns holding a lock",
+	"returns holding a lock", "a subprogram returns holding a lock it took",
 	"a callback returns holding a lock", "writes the lock word",
 };
 
@@ -535,7 +535,7 @@ static void m_prune(struct model *m, int e, int e2, bool moved, int op)
 
 static void m_sub(struct model *m, const struct op *o, bool moved, int op)
 {
-	int e1 = m->reg[o->b], e2 = m->reg[o->c];
+	int e1 = m->reg[o->b], e2 = m->reg[o->c], held_at_call = m->held;
 
 	switch (o->a) {
 	case SUB_LIU:
@@ -561,7 +561,8 @@ static void m_sub(struct model *m, const struct op *o, bool moved, int op)
 	default:
 		m_prune(m, e1, e2, moved, op);
 	}
-	if (m->held >= 0)
+	/* returning with the caller's lock still held is what it found */
+	if (m->held >= 0 && m->held != held_at_call)
 		unsound(m, WHY_SUB_EXIT, op);
 }
 

@@ -63,4 +63,39 @@
 	I_EXIT(),							\
 }
 
+/*
+ * LOCK_PROG with calls under the lock (ours allows them): a clock read, a
+ * static subprogram incrementing the caller's element (offset 0), and a
+ * lockless lookup, between lock and unlock.
+ */
+#define LOCK_CALLS_PROG(map_fd, lock_off) {				\
+	I_ST_W(BPF_REG_10, -4, 0),					\
+	I_MOV64_REG(BPF_REG_2, BPF_REG_10),				\
+	I_ADD64_IMM(BPF_REG_2, -4),					\
+	I_LD_MAP_FD(BPF_REG_1, map_fd),					\
+	I_CALL(BPF_FUNC_map_lookup_elem),				\
+	I_JEQ_IMM(BPF_REG_0, 0, 15),					\
+	I_MOV64_REG(BPF_REG_6, BPF_REG_0),				\
+	I_MOV64_REG(BPF_REG_1, BPF_REG_6),				\
+	I_ADD64_IMM(BPF_REG_1, lock_off),				\
+	I_CALL(BPF_FUNC_spin_lock),					\
+	I_CALL(BPF_FUNC_ktime_get_ns),					\
+	I_MOV64_REG(BPF_REG_1, BPF_REG_6),				\
+	I_CALL_SUB(10),							\
+	I_MOV64_REG(BPF_REG_2, BPF_REG_10),				\
+	I_ADD64_IMM(BPF_REG_2, -4),					\
+	I_LD_MAP_FD(BPF_REG_1, map_fd),					\
+	I_CALL(BPF_FUNC_map_lookup_elem),				\
+	I_MOV64_REG(BPF_REG_1, BPF_REG_6),				\
+	I_ADD64_IMM(BPF_REG_1, lock_off),				\
+	I_CALL(BPF_FUNC_spin_unlock),					\
+	I_MOV64_IMM(BPF_REG_0, 0),					\
+	I_EXIT(),							\
+	I_LDX_W(BPF_REG_2, BPF_REG_1, 0),				\
+	I_ADD64_IMM(BPF_REG_2, 1),					\
+	I_STX_W(BPF_REG_1, BPF_REG_2, 0),				\
+	I_MOV64_IMM(BPF_REG_0, 0),					\
+	I_EXIT(),							\
+}
+
 #endif
