@@ -27,6 +27,8 @@ struct gstats {
 	long nmi_runs;
 	long cont_runs;
 	long plain_runs;
+	long bucket_runs;	/* nmi_bucket */
+	long freelist_runs;	/* freelist_lock */
 };
 
 struct {
@@ -115,5 +117,64 @@ int cont_tp_inc(void *ctx)
 
 	if (s && !lock_inc())
 		__sync_fetch_and_add(&s->cont_runs, 1);
+	return 0;
+}
+
+/*
+ * A cycle through a kernel lock (attacker review): in an NMI on a CPU that
+ * holds the element's lock, nmi_bucket (no lock map) spins on the only
+ * bucket of hq; the CPU holding that bucket, in an update, runs
+ * freelist_lock (fentry on __pcpu_freelist_pop, which the update calls
+ * with the bucket held), which spins on the element. Stock deadlocks; ours
+ * starts no tracing program inside a lock region.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, long);
+} hq SEC(".maps");
+
+#define R10(x) x x x x x x x x x x
+#define R1000(x) R10(R10(R10(x)))
+
+/* tc_inc with a long region (3000 instructions), for a wide NMI window. */
+SEC("tc")
+int tc_inc_slow(struct __sk_buff *skb)
+{
+	int key = 0;
+	struct gelem *e = bpf_map_lookup_elem(&gmap, &key);
+	long x = 0;
+
+	if (!e)
+		return 1;
+	bpf_spin_lock(&e->lock);
+	R1000(asm volatile("%0 += 1" : "+r"(x));)
+	R1000(asm volatile("%0 += 1" : "+r"(x));)
+	R1000(asm volatile("%0 += 1" : "+r"(x));)
+	e->cnt++;
+	bpf_spin_unlock(&e->lock);
+	return x != 3000;
+}
+
+SEC("raw_tp/nmi_handler")
+int nmi_bucket(void *ctx)
+{
+	struct gstats *s = stats();
+	int k = 2;
+
+	bpf_map_delete_elem(&hq, &k);
+	if (s)
+		__sync_fetch_and_add(&s->bucket_runs, 1);
+	return 0;
+}
+
+SEC("fentry/__pcpu_freelist_pop")
+int freelist_lock(void *ctx)
+{
+	struct gstats *s = stats();
+
+	if (s && !lock_inc())
+		__sync_fetch_and_add(&s->freelist_runs, 1);
 	return 0;
 }
