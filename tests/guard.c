@@ -70,15 +70,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 struct tc_arg {
 	struct storm *s;
 	int cpu;
@@ -93,7 +84,7 @@ static void *tc_thread(void *arg)
 
 	opts.data_in = pkt;
 	opts.data_size_in = sizeof(pkt);
-	pin(a->cpu);
+	pin_cpu(a->cpu);
 	while (!s->stop) {
 		if (bpf_prog_test_run_opts(s->prog_fd, &opts) || opts.retval) {
 			s->err = errno ? errno : EINVAL;
@@ -113,7 +104,7 @@ static void *sysrq_thread(void *arg)
 		s->err = errno;
 		return NULL;
 	}
-	pin(0);
+	pin_cpu(0);
 	while (!s->stop) {
 		long before = s->progress;
 
@@ -140,7 +131,7 @@ static void *bucket_thread(void *arg)
 	int k = 1;
 	long v = 0;
 
-	pin(1);
+	pin_cpu(1);
 	while (!s->stop) {
 		if (bpf_map_update_elem(s->hq_fd, &k, &v, 0) ||
 		    bpf_map_delete_elem(s->hq_fd, &k)) {
@@ -348,7 +339,7 @@ static void guard_storm(struct kt *t, const void *arg)
 	s->threads = sysconf(_SC_NPROCESSORS_ONLN);
 	if (c->sysrq) {
 		s->threads--;
-		pin(0);
+		pin_cpu(0);
 	}
 	if (s->threads < 1 || s->threads > MAX_THREADS) {
 		kt_skip(t, "needs 2 to %d CPUs", MAX_THREADS);

@@ -53,15 +53,6 @@ struct cpu_arg {
 	int cpu;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void storm_error(struct storm *s, const char *what)
 {
 	if (!s->err) {
@@ -79,7 +70,7 @@ static void *tc_thread(void *arg)
 
 	opts.data_in = pkt;
 	opts.data_size_in = sizeof(pkt);
-	pin(a->cpu);
+	pin_cpu(a->cpu);
 	while (!s->stop) {
 		if (bpf_prog_test_run_opts(s->prog_fd, &opts) || opts.retval) {
 			storm_error(s, "tc test run");

@@ -76,15 +76,6 @@ struct thread_arg {
 	int cpu;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void run_error(struct run *r, const char *what)
 {
 	if (!r->err) {
@@ -108,7 +99,7 @@ static void *tc_thread(void *arg)
 
 	opts.data_in = pkt;
 	opts.data_size_in = sizeof(pkt);
-	pin(a->cpu);
+	pin_cpu(a->cpu);
 	while (!r->stop) {
 		if (bpf_prog_test_run_opts(r->tc_fd, &opts) || opts.retval) {
 			run_error(r, "tc test run");
@@ -153,7 +144,7 @@ static void *trigger_thread(void *arg)
 	char byte = 1, name[16];
 	int k;
 
-	pin(a->cpu);
+	pin_cpu(a->cpu);
 	if ((r->kinds & 1u << SOCK) && sock_pair(a->sock_prog_fd, &rx, &tx)) {
 		run_error(r, "socket filter setup");
 		goto out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* See progs.h. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/btf.h>
@@ -356,4 +357,13 @@ int annotated_cases(const struct embedded_obj *o, struct kt_case **cases)
 	/* Keep the object's BTF alive: names above point into it. */
 	*cases = out;
 	return n;
+}
+
+void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }

@@ -77,4 +77,7 @@ int load_one_logged(const struct embedded_obj *o, const char *prog,
 		    int (*prepare)(struct bpf_object *obj, void *ctx), void *ctx,
 		    char *log, size_t log_size);
 
+/* Run the calling thread on one CPU only. */
+void pin_cpu(int cpu);
+
 #endif
