@@ -17,7 +17,7 @@ make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" all >&2 ||
 make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" list >"$out/manifest.txt"
 # Repack only when a guest file is newer than the archive.
 if [ ! -f "$out/initramfs.cpio" ] ||
-	[ -n "$(find "$out/bin" "$out/demo" "$BPFLOCK_ROOT/guest" -newer "$out/initramfs.cpio" -print -quit)" ]; then
+	[ -n "$(find "$out/bin" "$out/demo" "$out/sbin" "$BPFLOCK_ROOT/guest" -newer "$out/initramfs.cpio" -print -quit)" ]; then
 	"$BPFLOCK_ROOT/scripts/initramfs.sh" "$out/initramfs.cpio" "$out"
 fi
 echo "$out"

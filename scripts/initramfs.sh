@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the guest's base initramfs: busybox, /init and the test binaries.
-# usage: scripts/initramfs.sh OUTPUT.cpio TESTS_OUT_DIR  (its bin/ and demo/)
+# usage: scripts/initramfs.sh OUTPUT.cpio TESTS_OUT_DIR  (its bin/, demo/ and sbin/)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +20,8 @@ install -m 0755 "$BPFLOCK_ROOT/guest/init" "$root/init"
 mkdir -p "$root/tests/bin"
 cp -a "$tests/bin"/. "$root/tests/bin/"
 cp "$tests/demo/demo" "$tests/demo/bench" "$tests/demo/insn_counts" "$root/tests/"
+# The tree's bpftool (tests/bpftool.c); not in bin/, whose files all run as tests.
+install -m 0755 "$tests/sbin/bpftool" "$root/usr/sbin/bpftool"
 install -m 0755 "$BPFLOCK_ROOT/guest/run-suite.sh" "$root/tests/run-suite.sh"
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >"$output.tmp"
 mv "$output.tmp" "$output"

@@ -23,11 +23,10 @@ out=$tree/.out-$flavour
 key=$(kernel_key "$variant" "$flavour")
 image=$out/arch/x86/boot/bzImage
 
-if [ -f "$image" ] && [ "$(cat "$out/.bpflock-key" 2>/dev/null)" = "$key" ]; then
-	say "kernel $variant/$flavour is up to date ($key)"
-	echo "$image"
-	exit 0
-fi
+# Which patches the tree holds; kept beside the tree (git clean spares
+# only the build directories inside it).
+tree_stamp=$tree.tree-key
+tkey=$(tree_key "$variant")
 
 prepare_tree() {
 	if [ ! -e "$tree/.git" ]; then
@@ -47,6 +46,7 @@ prepare_tree() {
 		fi
 	done < <(variant_patches "$variant")
 	say "tree $variant: $(git -C "$tree" rev-list --count base..HEAD) patch(es) on linux-source-6.1 $ver"
+	echo "$tkey" >"$tree_stamp"
 }
 
 # An option this tree does not define (ours adds CONFIG_BPF_LOCK_DEBUG;
@@ -85,6 +85,16 @@ configure() {
 	make -s -C "$tree" O="$out" olddefconfig >/dev/null
 	check_config
 }
+
+if [ -f "$image" ] && [ "$(cat "$out/.bpflock-key" 2>/dev/null)" = "$key" ]; then
+	# a tools/-only patch changed: the tests need it, the image does not
+	if [ "$(cat "$tree_stamp" 2>/dev/null)" != "$tkey" ]; then
+		prepare_tree
+	fi
+	say "kernel $variant/$flavour is up to date ($key)"
+	echo "$image"
+	exit 0
+fi
 
 prepare_tree
 configure

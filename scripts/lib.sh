@@ -58,17 +58,45 @@ config_fragments() {
 	fi
 }
 
+# Does a patch change the kernel image, not only tools/ (libbpf, bpftool)?
+patch_builds_kernel() {
+	grep '^diff --git a/' "$1" | grep -qv '^diff --git a/tools/'
+}
+
+# The patches of a variant that change its kernel image.
+kernel_patches() {
+	local p
+	variant_patches "$1" | while read -r p; do
+		if patch_builds_kernel "$p"; then
+			printf '%s\n' "$p"
+		fi
+	done
+}
+
+# Patch text without what does not change the tree (git sha, "n/m").
+normalized_patches() {
+	xargs -r sed -s -e '1{/^From [0-9a-f]\{40\} /d}' \
+		-e 's/^Subject: \[PATCH [0-9]*\/[0-9]*\]/Subject: [PATCH]/'
+}
+
+# Key of a variant's tree: every patch, tools/ ones included.
+tree_key() {
+	{
+		installed_version
+		variant_patches "$1" | normalized_patches
+	} | sha256sum | cut -c1-16
+}
+
 # Bump when scripts/kernel.sh changes what it builds (flags, targets).
 KERNEL_RECIPE=1
 
-# Key of a kernel build: tree version + patches + config + recipe.
+# Key of a kernel build: tree version + kernel patches + config + recipe.
 kernel_key() {
 	local variant=$1 flavour=$2
 	{
 		installed_version
-		# a patch's git sha and its "n/m" do not change what it builds
-		variant_patches "$variant" | xargs -r sed -s -e '1{/^From [0-9a-f]\{40\} /d}' \
-			-e 's/^Subject: \[PATCH [0-9]*\/[0-9]*\]/Subject: [PATCH]/'
+		# a patch that only changes tools/ does not change the image
+		kernel_patches "$variant" | normalized_patches
 		config_fragments "$flavour" | xargs cat
 		echo "recipe $KERNEL_RECIPE"
 	} | sha256sum | cut -c1-16

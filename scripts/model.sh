@@ -59,6 +59,10 @@ checks=(
 "nmi_guard_no_guard_other_elem|nmi_guard.pml|-DNO_GUARD -DNMI_ONLY_B|$SAFE|-w16|assertion violated"
 "nmi_guard_mutant_mark_late|nmi_guard.pml|-DMUTANT_MARK_LATE|$SAFE|-w16|invalid end state"
 "nmi_guard_mutant_clear_early|nmi_guard.pml|-DMUTANT_CLEAR_EARLY|$SAFE|-w16|invalid end state"
+"pair|pair.pml||$SAFE|-w20|pass"
+"pair_mutant_arg_order|pair.pml|-DMUTANT_ARG_ORDER|$SAFE|-w20|invalid end state"
+"pair_mutant_same_twice|pair.pml|-DMUTANT_SAME_TWICE|$SAFE|-w20|invalid end state"
+"pair_mutant_call_under_pair|pair.pml|-DMUTANT_CALL_UNDER_PAIR|$SAFE|-w20|invalid end state"
 )
 if [ "${FULL:-0}" = 1 ]; then
 	checks+=("mutex_qspin_live3|mutex_qspin.pml|-DLIVE -DNCPU=3||-w24 -m2000000 -a -f|pass")

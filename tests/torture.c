@@ -15,6 +15,12 @@
  *   (give BPFLOCK_TEST_TIMEOUT room for long runs), and
  *   the kernel's own lockup detectors and the console scan catch the rest.
  *
+ * "mixed_pairs" (ours only) adds a fourth program that takes two locks at
+ * once with bpf_spin_lock_pair() (0022): two counters (so the count of
+ * increments is the same) and two patterns, one in the churned hash, in
+ * either address order against single locks, BPF_F_LOCK copies and the
+ * reused-element write.
+ *
  * Reads of the churned hash (keys deleted and re-inserted) are counted
  * and reported there; "churn" asserts them, because only ours writes a
  * reused element under its lock (stock 6.1 tears such reads).
@@ -35,7 +41,8 @@
 #define REPEAT 100
 
 struct shared {
-	int progs[3];
+	int progs[4];
+	int nprogs;		/* 4 with the pair program */
 	int cnt_hash, cnt_array, pat_hash, pat_array, churn_hash;
 	atomic_int stop;
 	atomic_long runs;		/* successful program runs */
@@ -73,8 +80,9 @@ static void *prog_thread(void *arg)
 	unsigned int i = 0;
 
 	while (!atomic_load(&s->stop)) {
-		int which = i++ % 3;
+		int which = i++ % s->nprogs;
 
+		/* tc and the pair program return 0, XDP_PASS, cgroup 1 */
 		if (prog_run(s->progs[which], REPEAT, &retval) ||
 		    retval != (which == 2 ? 1u : which == 1 ? 2u : 0u)) {
 			atomic_fetch_add(&s->run_errors, 1);
@@ -212,12 +220,16 @@ static void mixed(struct kt *t, const void *arg)
 	struct bpf_object *obj;
 	__u64 counted, want;
 
-	obj = obj_load(t, &o, (const char *const[]){ "tort_tc", "tort_xdp", "tort_cg", NULL });
+	obj = obj_load(t, &o, (const char *const[]){ "tort_tc", "tort_xdp", "tort_cg",
+						      arg ? "tort_pair" : NULL, NULL });
 	if (!obj)
 		return;
 	s->progs[0] = obj_prog_fd(t, obj, "tort_tc");
 	s->progs[1] = obj_prog_fd(t, obj, "tort_xdp");
 	s->progs[2] = obj_prog_fd(t, obj, "tort_cg");
+	s->nprogs = 3;
+	if (arg)
+		s->progs[s->nprogs++] = obj_prog_fd(t, obj, "tort_pair");
 	s->cnt_hash = obj_map_fd(t, obj, "cnt_hash");
 	s->cnt_array = obj_map_fd(t, obj, "cnt_array");
 	s->pat_hash = obj_map_fd(t, obj, "pat_hash");
@@ -360,6 +372,8 @@ static void churn(struct kt *t, const void *arg)
 
 static const struct kt_case cases[] = {
 	{ "mixed", KT_FEATURE, mixed },
+	/* the same with bpf_spin_lock_pair() among the programs (0022) */
+	{ "mixed_pairs", KT_BEYOND, mixed, "pairs" },
 	{ "churn", KT_BEYOND, churn },
 };
 

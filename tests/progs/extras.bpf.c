@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Maps and programs for what stock 6.1 grew since 2019 and ours must keep:
- * BPF_F_LOCK on local storage and in batch operations, and bpf_timer,
- * whose kernel side shares the lock's machinery.
+ * BPF_F_LOCK on local storage (task, socket, inode) and in batch
+ * operations, and bpf_timer, whose kernel side shares the lock's machinery.
  */
 #include "bpflock.h"
 
@@ -38,6 +38,16 @@ struct {
 	__type(key, int);
 	__type(value, struct locked);
 } sk_store SEC(".maps");
+
+/* Needs CONFIG_BPF_LSM and "bpf" in the active LSMs: created only by
+ * tests/stock_extras.c's inode_storage_lock.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct locked);
+} inode_store SEC(".maps");
 
 struct timer_elem {
 	struct bpf_timer timer;

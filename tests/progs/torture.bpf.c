@@ -126,3 +126,44 @@ int tort_cg(struct __sk_buff *skb)
 	bpf_spin_unlock(&c->lock);
 	return !err;
 }
+
+/* weak: the object still loads (without tort_pair) where they are absent */
+extern void bpf_spin_lock_pair(struct bpf_spin_lock *a, struct bpf_spin_lock *b) __ksym __weak;
+extern void bpf_spin_unlock_pair(struct bpf_spin_lock *a, struct bpf_spin_lock *b) __ksym __weak;
+
+/*
+ * The pair lock among the others (ours only, 0022): a hash counter and an
+ * array counter incremented together (2 increments, as round()), and two
+ * patterns painted together, one of them in the churned hash whose keys
+ * user space deletes and re-inserts. Single locks, BPF_F_LOCK copies and
+ * the reused-element write contend for the same words.
+ */
+SEC("tc")
+int tort_pair(struct __sk_buff *skb)
+{
+	__u32 r = bpf_get_prandom_u32(), k1 = r % NELEMS, k2 = (r >> 8) % NELEMS;
+	__u32 k3 = (r >> 16) % NELEMS, k4 = (r >> 4) % NELEMS;
+	struct counter *c1 = bpf_map_lookup_elem(&cnt_hash, &k1);
+	struct counter *c2 = bpf_map_lookup_elem(&cnt_array, &k2);
+	struct pattern *p1, *p2;
+	int i;
+
+	if (!c1 || !c2)
+		return 1;
+	bpf_spin_lock_pair(&c1->lock, &c2->lock);
+	c1->cnt++;
+	c2->cnt++;
+	bpf_spin_unlock_pair(&c1->lock, &c2->lock);
+
+	p1 = bpf_map_lookup_elem(&pat_hash, &k3);
+	p2 = bpf_map_lookup_elem(&churn_hash, &k4);
+	if (!p1 || !p2)
+		return 0;	/* deleted by user space just now */
+	bpf_spin_lock_pair(&p2->lock, &p1->lock);
+	for (i = 0; i < NVARS; i++) {
+		p1->var[i] = r;
+		p2->var[i] = r;
+	}
+	bpf_spin_unlock_pair(&p1->lock, &p2->lock);
+	return 0;
+}

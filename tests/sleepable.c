@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Locks in sleepable programs (progs/sleepable.bpf.c, 0019). One element
+ * { a, lock, b } is locked by tc programs on every vCPU (BPF_PROG_RUN
+ * with repeat), by a sleepable program of the type under test fired from
+ * every vCPU, and read with BPF_F_LOCK by a sampling thread. The
+ * triggers: getpgid() for fentry.s, fexit.s and fmod_ret.s on
+ * __x64_sys_getpgid (error-injectable, so sleepable programs may attach),
+ * open() for lsm.s on file_open, reading a task iterator over the test's
+ * own threads for iter.s, a call of a function of this binary for
+ * uprobe.s, and BPF_PROG_RUN for syscall programs, one of which reads the
+ * amount to add with bpf_copy_from_user() before it takes the lock.
+ *
+ * Invariants, exact: every BPF_F_LOCK read sees a == b; at the end
+ * a == b == tc runs x repeat + what the sleepable programs added, which
+ * they count themselves (an atomic outside the lock) and which equals
+ * what the test caused: one per getpgid(), open() or uprobe call, one
+ * per task the iterator printed, one per syscall program run, and the
+ * amount copied from user space; no program run is skipped.
+ *
+ * Then the verdicts (annotations in the programs): under the lock a
+ * sleepable program may not call a sleepable helper nor return holding
+ * it, and it may not reach a lock through an outer map
+ * (progs/sleepable_outer.bpf.c). Stock 6.1 refuses every sleepable
+ * program that uses a lock map ("sleepable progs cannot use bpf_spin_lock
+ * yet") and every outer map whose inner maps hold a lock, so all the
+ * sleepable cases are "beyond".
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progs.h"
+
+#define MAX_CPUS 8
+#define REPEAT 100
+/* Triggering stops here even if the counts are not reached. */
+#define MAX_SECONDS 20
+
+struct selem {
+	long a;
+	struct bpf_spin_lock lock;
+	long b;
+};
+
+/* Keep in sync with progs/sleepable.bpf.c. */
+enum kind { FENTRY, FEXIT, FMOD_RET, LSM, ITER, UPROBE, SYSCALL, COPY, NR_KINDS };
+
+struct sstats {
+	long added[NR_KINDS];
+};
+
+static const char *const prog_of[NR_KINDS] = {
+	"fentry_s_bump", "fexit_s_bump", "fmod_ret_s_bump", "lsm_s_bump",
+	"iter_s_bump", "uprobe_s_bump", "syscall_bump", "copy_then_lock",
+};
+
+#define GETPGID_KINDS (1u << FENTRY | 1u << FEXIT | 1u << FMOD_RET)
+
+struct copy_ctx {
+	__u64 src;
+};
+
+/* Shared by the threads of one case. */
+struct run {
+	unsigned int kinds;		/* bit per enum kind */
+	int tc_fd, map_fd, syscall_fd, copy_fd, iter_link_fd;
+	long triggers;			/* per trigger thread */
+	double deadline;
+	volatile int stop;
+	long tc_runs;			/* test runs of REPEAT */
+	long caused[NR_KINDS];		/* what the triggers made the programs add */
+	long reads, torn;		/* BPF_F_LOCK sampler */
+	int err;
+	const char *err_what;
+};
+
+struct thread_arg {
+	struct run *r;
+	int cpu;
+};
+
+static void run_error(struct run *r, const char *what)
+{
+	if (!r->err) {
+		r->err = errno ? errno : EINVAL;
+		r->err_what = what;
+	}
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The uprobe's target: kept out of line and alive. */
+__attribute__((noinline, used)) void bpflock_sleepable_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *tc_thread(void *arg)
+{
+	struct thread_arg *a = arg;
+	struct run *r = a->r;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = REPEAT);
+	char pkt[64] = {};
+
+	opts.data_in = pkt;
+	opts.data_size_in = sizeof(pkt);
+	pin_cpu(a->cpu);
+	while (!r->stop) {
+		if (bpf_prog_test_run_opts(r->tc_fd, &opts) || opts.retval) {
+			run_error(r, "tc test run");
+			break;
+		}
+		__atomic_add_fetch(&r->tc_runs, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Read the task iterator to its end: the number of tasks it printed. */
+static long read_iter(struct run *r)
+{
+	char buf[512];
+	long bytes = 0;
+	ssize_t n;
+	int fd = bpf_iter_create(r->iter_link_fd);
+
+	if (fd < 0) {
+		run_error(r, "bpf_iter_create");
+		return 0;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		bytes += n;
+	if (n < 0)
+		run_error(r, "read the task iterator");
+	close(fd);
+	return bytes / 8;
+}
+
+/* One BPF_PROG_RUN of a syscall program; its return value must be 0. */
+static int run_syscall_prog(struct run *r, int fd, void *ctx, size_t size)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx, .ctx_size_in = size);
+
+	if (bpf_prog_test_run_opts(fd, &opts)) {
+		run_error(r, "syscall program test run");
+		return -1;
+	}
+	if (opts.retval) {
+		errno = EPROTO;
+		run_error(r, "syscall program returned non-zero");
+		return -1;
+	}
+	return 0;
+}
+
+/* Cause r->triggers rounds of events of every kind under test. */
+static void *trigger_thread(void *arg)
+{
+	struct thread_arg *a = arg;
+	struct run *r = a->r;
+	long i, done[NR_KINDS] = {};
+	int k, fd;
+
+	pin_cpu(a->cpu);
+	for (i = 0; i < r->triggers && !r->err && mono_now() < r->deadline; i++) {
+		if (r->kinds & GETPGID_KINDS) {
+			syscall(SYS_getpgid, 0);
+			for (k = FENTRY; k <= FMOD_RET; k++)
+				done[k] += !!(r->kinds & 1u << k);
+		}
+		if (r->kinds & 1u << LSM) {
+			fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0) {
+				run_error(r, "open /");
+				break;
+			}
+			close(fd);
+			done[LSM]++;
+		}
+		/* each read visits every thread of the test */
+		if ((r->kinds & 1u << ITER) && i % 4 == 0)
+			done[ITER] += read_iter(r);
+		if (r->kinds & 1u << UPROBE) {
+			bpflock_sleepable_target();
+			done[UPROBE]++;
+		}
+		if (r->kinds & 1u << SYSCALL) {
+			if (run_syscall_prog(r, r->syscall_fd, NULL, 0))
+				break;
+			done[SYSCALL]++;
+		}
+		if (r->kinds & 1u << COPY) {
+			/* 1..7: the program adds what it copied */
+			volatile long n = i % 7 + 1;
+			struct copy_ctx c = { .src = (unsigned long)&n };
+
+			if (run_syscall_prog(r, r->copy_fd, &c, sizeof(c)))
+				break;
+			done[COPY] += n;
+		}
+	}
+	for (k = 0; k < NR_KINDS; k++)
+		__atomic_add_fetch(&r->caused[k], done[k], __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct run *r = arg;
+	struct selem e;
+	int key = 0;
+
+	/* at least 100 reads, even if the writers end first */
+	while (!r->stop || r->reads < 100) {
+		if (bpf_map_lookup_elem_flags(r->map_fd, &key, &e, BPF_F_LOCK)) {
+			run_error(r, "BPF_F_LOCK lookup");
+			break;
+		}
+		r->reads++;
+		if (e.a != e.b)
+			r->torn++;
+	}
+	return NULL;
+}
+
+static long misses_of(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -1;
+	return info.recursion_misses;
+}
+
+/* Attach the hook programs; syscall programs need no attachment. */
+static struct bpf_link *attach_kind(struct kt *t, struct bpf_object *obj, int k)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog_of[k]);
+	struct bpf_link *link;
+
+	if (!p)
+		return NULL;
+	if (k == UPROBE) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "bpflock_sleepable_target");
+
+		link = bpf_program__attach_uprobe_opts(p, 0, "/proc/self/exe", 0, &uo);
+	} else if (k == ITER) {
+		/* the test's own threads only: tc, triggers and the sampler */
+		union bpf_iter_link_info linfo = { .task.pid = getpid() };
+		LIBBPF_OPTS(bpf_iter_attach_opts, io, .link_info = &linfo,
+			    .link_info_len = sizeof(linfo));
+
+		link = bpf_program__attach_iter(p, &io);
+	} else {
+		link = bpf_program__attach(p);
+	}
+	if (!link)
+		kt_fail(t, "attach %s: %s", prog_of[k], strerror(errno));
+	return link;
+}
+
+static void shared_element(struct kt *t, const void *arg)
+{
+	unsigned int kinds = (unsigned long)arg;
+	struct embedded_obj o = EMBEDDED_OBJ(sleepable);
+	const char *names[NR_KINDS + 2] = { "tc_bump" };
+	struct bpf_link *links[NR_KINDS] = {};
+	struct thread_arg targs[MAX_CPUS];
+	pthread_t tc[MAX_CPUS], trig[MAX_CPUS], reader;
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), key = 0, tgid = getpid();
+	int i, k, n = 1, nlinks = 0;
+	struct run r = { .kinds = kinds, .triggers = kt_scaled(1000) };
+	struct bpf_object *obj;
+	struct sstats st;
+	struct selem e;
+	long added = 0;
+	double t0;
+
+	if (ncpu > MAX_CPUS)
+		ncpu = MAX_CPUS;
+	for (k = 0; k < NR_KINDS; k++)
+		if (kinds & 1u << k)
+			names[n++] = prog_of[k];
+	obj = obj_load(t, &o, names);
+	if (!obj)
+		return;
+	r.tc_fd = obj_prog_fd(t, obj, "tc_bump");
+	r.map_fd = obj_map_fd(t, obj, "smap");
+	if (kinds & 1u << SYSCALL)
+		r.syscall_fd = obj_prog_fd(t, obj, prog_of[SYSCALL]);
+	if (kinds & 1u << COPY)
+		r.copy_fd = obj_prog_fd(t, obj, prog_of[COPY]);
+	if (t->failed ||
+	    !KT_OK(t, bpf_map_update_elem(obj_map_fd(t, obj, "scfg"), &key, &tgid, 0),
+		   "set the test's tgid"))
+		goto out;
+	for (k = 0; k < NR_KINDS; k++) {
+		if (!(kinds & 1u << k) || k == SYSCALL || k == COPY)
+			continue;
+		links[nlinks] = attach_kind(t, obj, k);
+		if (!links[nlinks])
+			goto out;
+		if (k == ITER)
+			r.iter_link_fd = bpf_link__fd(links[nlinks]);
+		nlinks++;
+	}
+
+	t0 = mono_now();
+	r.deadline = t0 + MAX_SECONDS;
+	for (i = 0; i < ncpu; i++) {
+		targs[i] = (struct thread_arg){ &r, i };
+		pthread_create(&tc[i], NULL, tc_thread, &targs[i]);
+		pthread_create(&trig[i], NULL, trigger_thread, &targs[i]);
+	}
+	pthread_create(&reader, NULL, reader_thread, &r);
+	for (i = 0; i < ncpu; i++)
+		pthread_join(trig[i], NULL);
+	r.stop = 1;
+	for (i = 0; i < ncpu; i++)
+		pthread_join(tc[i], NULL);
+	pthread_join(reader, NULL);
+	t0 = mono_now() - t0;
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	nlinks = 0;
+	if (r.err) {
+		errno = r.err;
+		kt_fail(t, "%s: %s", r.err_what, strerror(r.err));
+		goto out;
+	}
+
+	if (!KT_OK(t, bpf_map_lookup_elem_flags(r.map_fd, &key, &e, BPF_F_LOCK), "read") ||
+	    !KT_OK(t, bpf_map_lookup_elem(obj_map_fd(t, obj, "sstats"), &key, &st), "stats"))
+		goto out;
+	for (k = 0; k < NR_KINDS; k++) {
+		long misses;
+
+		if (!(kinds & 1u << k))
+			continue;
+		misses = misses_of(obj_prog_fd(t, obj, prog_of[k]));
+		added += st.added[k];
+		kt_log(t, "%s: added %ld, caused %ld, %ld skipped", prog_of[k],
+		       st.added[k], r.caused[k], misses);
+		KT_TRUE(t, r.caused[k] > 0, "the program ran");
+		KT_EQ(t, st.added[k], r.caused[k], "the program added what the test caused");
+		KT_EQ(t, misses, 0, "no run skipped");
+	}
+	kt_log(t, "%d vCPUs, %.1f s: tc %ld runs x %d; element a=%ld b=%ld; "
+	       "%ld BPF_F_LOCK reads, %ld torn", ncpu, t0, r.tc_runs, REPEAT, e.a, e.b,
+	       r.reads, r.torn);
+	KT_EQ(t, e.a, e.b, "a == b");
+	KT_EQ(t, e.a, r.tc_runs * REPEAT + added, "a = tc increments + sleepable additions");
+	KT_EQ(t, r.torn, 0, "BPF_F_LOCK reads with a != b");
+	KT_TRUE(t, r.reads > 0, "the sampler ran");
+out:
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	bpf_object__close(obj);
+}
+
+#define ONE(k) ((void *)(unsigned long)(1u << (k)))
+
+static const struct kt_case fixed[] = {
+	{ "fentry_s_shared", KT_BEYOND, shared_element, ONE(FENTRY) },
+	{ "fexit_s_shared", KT_BEYOND, shared_element, ONE(FEXIT) },
+	{ "fmod_ret_s_shared", KT_BEYOND, shared_element, ONE(FMOD_RET) },
+	{ "lsm_s_shared", KT_BEYOND, shared_element, ONE(LSM) },
+	{ "iter_s_shared", KT_BEYOND, shared_element, ONE(ITER) },
+	{ "uprobe_s_shared", KT_BEYOND, shared_element, ONE(UPROBE) },
+	{ "syscall_shared", KT_BEYOND, shared_element, ONE(SYSCALL) },
+	{ "copy_then_lock_shared", KT_BEYOND, shared_element, ONE(COPY) },
+	{ "all_types_at_once", KT_BEYOND, shared_element,
+	  (void *)(unsigned long)((1u << NR_KINDS) - 1) },
+};
+
+int main(int argc, char **argv)
+{
+	struct embedded_obj objs[] = { EMBEDDED_OBJ(sleepable), EMBEDDED_OBJ(sleepable_outer) };
+	int nf = KT_ARRAY_SIZE(fixed), n = nf, na, i;
+	struct kt_case *annotated, *all;
+
+	all = malloc(sizeof(fixed));
+	if (!all)
+		return 1;
+	memcpy(all, fixed, sizeof(fixed));
+	for (i = 0; i < (int)KT_ARRAY_SIZE(objs); i++) {
+		na = annotated_cases(&objs[i], &annotated);
+		if (na < 0)
+			return 1;
+		all = realloc(all, (n + na) * sizeof(*all));
+		if (!all)
+			return 1;
+		memcpy(all + n, annotated, na * sizeof(*all));
+		n += na;
+	}
+	return kt_main(argc, argv, "sleepable", all, n);
+}
