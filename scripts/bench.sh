@@ -72,8 +72,9 @@ END {
 	for (row in ours_only) {
 		base = row
 		sub(/locked_map__add/, "update BPF_F_LOCK", base)
+		sub(/bpf_spin_lock_pair/, "two single locks", base)
 		if (ours_med[base])
-			printf "\n%s: %.0f calls/s, %.2f x the time of one %s on ours (medians)\n", row, ours_only[row], ours_med[base] / ours_only[row], base
+			printf "\n%s: %.0f /s, %.2f x the time of %s on ours (medians)\n", row, ours_only[row], ours_med[base] / ours_only[row], base
 	}
 }' "$out/raw.csv" >"$out/table.md" 2>"$out/ratios.dat"
 

@@ -199,6 +199,32 @@ static void syscall_rows(int hash, int array, const char *suffix)
 	rmw(row, array);
 }
 
+/*
+ * Two elements updated together, uncontended: two single lock+unlock
+ * pairs, or one bpf_spin_lock_pair() (0022, ours only: its own object
+ * load, so that stock still runs the rest).
+ */
+static void two_elements(const struct embedded_obj *o)
+{
+	static const struct { const char *prog, *row; } k[] = {
+		{ "lock_two_singles", "two elements: two single locks (1 thread)" },
+		{ "lock_pair", "two elements: bpf_spin_lock_pair (1 thread)" },
+	};
+	struct kt t = { .name = "bench" };
+	unsigned int i;
+
+	for (i = 0; i < KT_ARRAY_SIZE(k); i++) {
+		struct bpf_object *obj = obj_load(&t, o, (const char *const[]){ k[i].prog, NULL });
+
+		if (!obj) {
+			printf("# %s: does not load here\n", k[i].row);
+			continue;
+		}
+		uncontended(k[i].row, obj_prog_fd(&t, obj, k[i].prog));
+		bpf_object__close(obj);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(bench);
@@ -225,6 +251,7 @@ int main(int argc, char **argv)
 
 	uncontended("lock+unlock pairs (1 thread)", shared);
 	uncontended("floor: the same loop without the lock (1 thread)", nolock);
+	two_elements(&o);
 	contended("2 vCPUs on one shared element", shared, 2);
 	contended("4 vCPUs on one shared element", shared, 4);
 	contended("2 vCPUs on distinct elements", distinct, 2);

@@ -13,13 +13,29 @@
  * callbacks that lock their value or the caller's element, bounded loops
  * and stores into the lock word.
  *
+ * Pairs (0022): where the kernel has the kfuncs bpf_spin_lock_pair() and
+ * bpf_spin_unlock_pair() (their ids found in vmlinux BTF), the same places
+ * also take and release two elements at once: regions and pruning shapes
+ * around lock_pair(a, b), whose b may be a itself or another pointer to
+ * a's element, closed by unlock_pair(a, b), unlock_pair(b, a), one with a
+ * wrong pointer, or a single unlock; lone lock_pair and unlock_pair among
+ * single locks; subprogram and callback bodies that pair their two
+ * pointers (a callback: its value and the caller's slot 0), some mixed
+ * with a single lock or unlock, some with a PRUNE move. On kernels
+ * without the kfuncs (or with BPFLOCK_FUZZ_PAIRS=0) no pair op is drawn
+ * and every seed gives the programs it gave before pairs existed.
+ *
  * The generator knows what it generated: for every path (every value of
  * the branch variables and of the unknown keys) it replays the program on a
- * model of the locks. A program is unsound if some path takes a lock
- * while holding one, releases a lock it does not hold or another
- * element's, leaves any frame (program, subprogram, callback) holding a
- * lock, or writes the lock word. Each program is verified twice, with
- * default flags and with BPF_F_TEST_STATE_FREQ. Findings:
+ * model of the locks, by element (what happens at run time), not by the
+ * verifier's ids. A program is unsound if some path takes a lock or a
+ * pair while holding one, releases a lock it does not hold or another
+ * element's, releases one lock of a held pair, releases a pair that is
+ * not the held one (as a set of elements: {e, e} is e alone) or while
+ * holding one lock, leaves any frame (program, subprogram, callback)
+ * holding a lock or a pair, or writes the lock word. Each program is
+ * verified twice, with default flags and with BPF_F_TEST_STATE_FREQ.
+ * Findings:
  *   (a) the two verdicts differ;
  *   (b) an unsound program is accepted (never run: it would hang a CPU).
  * Sound programs the verifier refuses are counted by the verifier's
@@ -31,8 +47,9 @@
  *
  * BPFLOCK_FUZZ_SEED picks the programs (default fixed), BPFLOCK_FUZZ_N
  * how many (default 1500 scaled by BPFLOCK_SCALE), BPFLOCK_FUZZ_FIRST the
- * index of the first one: program i depends only on the seed and i, so a
- * finding reported as "program i" is reproduced alone with
+ * index of the first one: program i depends only on the seed, i and
+ * whether pair ops are drawn, so a finding reported as "program i" is
+ * reproduced alone (on a kernel of the same kind) with
  *   BPFLOCK_FUZZ_SEED=<seed> BPFLOCK_FUZZ_FIRST=i BPFLOCK_FUZZ_N=1 fuzz verdicts
  * (BPFLOCK_FUZZ_VERBOSE=1 prints every program, its verdicts and the
  * verifier's last line.) A longer campaign on demand:
@@ -62,6 +79,9 @@
 #define MAX_OPS 64
 #define MAX_INSNS 4096
 
+/* A call of the kfunc whose vmlinux BTF id is 'id'. */
+#define I_KFUNC(id)	((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id })
+
 /* Stack of the main program. */
 #define FP_CTX (-8)
 #define FP_SLOT(s) (-16 - 8 * (s))
@@ -81,6 +101,7 @@ enum op_kind {
 	OP_IF, OP_ELSE, OP_END,		/* IF cond { ... } [ELSE { ... }] END */
 	OP_LOOP, OP_LOOP_END,		/* LOOP n { ... } LOOP_END */
 	OP_CALL, OP_FOREACH, OP_WLOCK,
+	OP_PLOCK, OP_PUNLOCK,		/* lock_pair(a, b), unlock_pair(a, b) */
 };
 
 /*
@@ -92,34 +113,51 @@ enum op_kind {
 enum cond_src { SRC_LEN, SRC_PKT, SRC_FIELD, NR_INPUTS, SRC_ITER = NR_INPUTS };
 
 /*
+ * Bodies of subprograms and callbacks on a pair of pointers p, q (in r6,
+ * r7; the move flag in r8): lock_pair(p, q), inc p, then unlock_pair(p, q),
+ * unlock_pair(q, p) (SWAP, inc q), or all on (p, p) (SELF); lock_pair
+ * alone, unlock_pair alone; lock_pair then unlock(p) (L_U); lock(p) then
+ * unlock_pair (L1_U); PRUNE: lock_pair(p, q), if the flag make q the
+ * first pointer, inc and unlock_pair through it and q.
+ */
+enum pair_body {
+	PB_LIU, PB_LIU_SWAP, PB_LIU_SELF, PB_L, PB_U, PB_L_U, PB_L1_U, PB_PRUNE_A, PB_PRUNE_B,
+	NR_PBS
+};
+
+/*
  * Static subprograms; r1 and r2 are element pointers (SUB_SLOT: &slot 0),
  * r3 says whether to move. PRUNE: lock r1, if r3 make r2 the pointer,
  * unlock it; A has the move on the arm the verifier walks first (the
  * fall-through), B on the one it walks second (the jump target).
+ * SUB_PAIR + b: pair body b on (r1, r2).
  */
 enum sub_body {
 	SUB_LIU, SUB_L, SUB_U, SUB_L_U2, SUB_SLOT_LIU, SUB_WLOCK, SUB_PRUNE_A, SUB_PRUNE_B,
-	NR_SUBS
+	SUB_PAIR, NR_SUBS = SUB_PAIR + NR_PBS
 };
 /*
  * bpf_for_each_map_elem callbacks: r3 is the element, r4 the caller's
  * &slot 0 (and the caller's move flag 40 bytes below). PRUNE: lock the
  * element, on the flag make another copy of it (SELF) or the caller's
- * slot 0 (CTX) the pointer, unlock it.
+ * slot 0 (CTX) the pointer, unlock it. CB_PAIR + b: pair body b on (the
+ * element, the caller's slot 0).
  */
 enum cb_body {
 	CB_INC, CB_LIU, CB_L, CB_U, CB_CTX_LIU, CB_WLOCK,
-	CB_PRUNE_SELF_A, CB_PRUNE_SELF_B, CB_PRUNE_CTX_A, CB_PRUNE_CTX_B, NR_CBS
+	CB_PRUNE_SELF_A, CB_PRUNE_SELF_B, CB_PRUNE_CTX_A, CB_PRUNE_CTX_B,
+	CB_PAIR, NR_CBS = CB_PAIR + NR_PBS
 };
 #define NR_BODIES NR_CBS
 
 /*
- * Operands: LOCK/UNLOCK/INC a = pointer; MOV a = b; SPILL slot a = ptr b;
- * FILL ptr a = slot b; IF a = source, b = bit (or iteration), c = the bit
- * value that runs the THEN arm, d = pointer read (SRC_FIELD); LOOP a = n;
- * CALL a = body, b, c = arguments; FOREACH a = body; WLOCK a = ptr, b = how.
- * IF a = SRC_ITER: b = iteration; a = 0: b = variable. PRUNE bodies move
- * when variable d equals e.
+ * Operands: LOCK/UNLOCK/INC a = pointer; PLOCK/PUNLOCK a, b = pointers;
+ * MOV a = b; SPILL slot a = ptr b; FILL ptr a = slot b; IF a = source,
+ * b = bit (or iteration), c = the bit value that runs the THEN arm, d =
+ * pointer read (SRC_FIELD); LOOP a = n; CALL a = body, b, c = arguments;
+ * FOREACH a = body; WLOCK a = ptr, b = how. IF a = SRC_ITER: b =
+ * iteration; a = 0: b = variable. PRUNE bodies move when variable d
+ * equals e.
  */
 struct op {
 	unsigned char kind, a, b, c, d, e;
@@ -143,6 +181,7 @@ struct path {
 /* ---- the generator ---- */
 
 static unsigned long long rng;
+static bool pairs;		/* draw pair ops: the kernel has the kfuncs */
 
 static unsigned int rnd(unsigned int n)
 {
@@ -270,15 +309,32 @@ static void gen_loop(struct fprog *p, int depth)
 	push(p, OP_LOOP_END, 0, 0, 0, 0);
 }
 
-/* Bodies that are unsound by themselves are drawn half as often. */
+/* A pair body; those unsound by themselves half as often. */
+static int gen_pair_body(void)
+{
+	int b = rnd(NR_PBS);
+
+	if ((b == PB_L || b == PB_U || b == PB_L_U || b == PB_L1_U) && rnd(2))
+		b = rnd(NR_PBS);
+	return b;
+}
+
+/*
+ * Bodies that are unsound by themselves are drawn half as often. With
+ * pairs, a quarter of the subprograms and callbacks have a pair body.
+ */
 static void gen_call(struct fprog *p)
 {
-	int sub = rnd(NR_SUBS), cb = rnd(NR_CBS);
+	int sub = rnd(SUB_PAIR), cb = rnd(CB_PAIR);
 
 	if ((sub == SUB_L || sub == SUB_U || sub == SUB_WLOCK) && rnd(2))
-		sub = rnd(NR_SUBS);
+		sub = rnd(SUB_PAIR);
 	if ((cb == CB_L || cb == CB_U || cb == CB_WLOCK) && rnd(2))
-		cb = rnd(NR_CBS);
+		cb = rnd(CB_PAIR);
+	if (pairs && !rnd(4))
+		sub = SUB_PAIR + gen_pair_body();
+	if (pairs && !rnd(4))
+		cb = CB_PAIR + gen_pair_body();
 	if (rnd(2))
 		push(p, OP_CALL, sub, rptr(p), rptr(p), rnd(NR_BITS));
 	else
@@ -287,12 +343,77 @@ static void gen_call(struct fprog *p)
 		p->op[p->nop - 1].e = rnd(2);
 }
 
-/* lock ... unlock around filler and branches without locks of their own */
+/* The other pointer of a pair with r: sometimes r, or one with r's key. */
+static int gen_partner(const struct fprog *p, int r)
+{
+	int i, pick = rnd(6);
+
+	if (pick == 0)
+		return r;
+	if (pick == 1)
+		for (i = 0; i < p->np; i++)
+			if (i != r && p->key[i] >= 0 && p->key[i] == p->key[r])
+				return i;
+	return (r + 1 + rnd(p->np - 1)) % p->np;
+}
+
+/* lock(r), or lock_pair(r, r2) when r2 >= 0 */
+static void gen_take(struct fprog *p, int r, int r2)
+{
+	if (r2 < 0)
+		push(p, OP_LOCK, r, 0, 0, 0);
+	else
+		push(p, OP_PLOCK, r, r2, 0, 0);
+}
+
+/*
+ * The release closing a region. One lock: unlock it, sometimes through
+ * another pointer; with pairs, sometimes unlock_pair(it, it or another).
+ * A pair: unlock_pair of it, of it swapped, with a wrong pointer, or a
+ * single unlock of one of its pointers.
+ */
+static void gen_release(struct fprog *p, int r, int r2)
+{
+	int u = r2 < 0 && !rnd(6) ? rptr(p) : r, v;
+
+	if (r2 < 0) {
+		if (pairs && !rnd(16)) {
+			v = rnd(2) ? u : rptr(p);
+			push(p, OP_PUNLOCK, u, v, 0, 0);
+		} else {
+			push(p, OP_UNLOCK, u, 0, 0, 0);
+		}
+		return;
+	}
+	switch (rnd(8)) {
+	case 0 ... 3:
+		push(p, OP_PUNLOCK, r, r2, 0, 0);
+		break;
+	case 4 ... 5:
+		push(p, OP_PUNLOCK, r2, r, 0, 0);
+		break;
+	case 6:
+		v = rptr(p);
+		if (rnd(2))
+			push(p, OP_PUNLOCK, v, r2, 0, 0);
+		else
+			push(p, OP_PUNLOCK, r, v, 0, 0);
+		break;
+	default:
+		push(p, OP_UNLOCK, rnd(2) ? r : r2, 0, 0, 0);
+	}
+}
+
+/*
+ * lock ... unlock (with pairs, a quarter of the time lock_pair ...
+ * unlock_pair, with a call among the filler) around filler and branches
+ * without locks of their own
+ */
 static void gen_region(struct fprog *p, int depth, int loop_n)
 {
-	int r = rptr(p), n = rnd(3);
+	int r = rptr(p), n = rnd(3), r2 = pairs && !rnd(4) ? gen_partner(p, r) : -1;
 
-	push(p, OP_LOCK, r, 0, 0, 0);
+	gen_take(p, r, r2);
 	while (n--) {
 		if (!rnd(3) && depth < 3) {
 			gen_cond(p, loop_n);
@@ -302,11 +423,28 @@ static void gen_region(struct fprog *p, int depth, int loop_n)
 				gen_filler(p, 1 + rnd(2));
 			}
 			gen_end(p);
+		} else if (r2 >= 0 && !rnd(6)) {
+			gen_call(p);
 		} else {
 			gen_filler(p, 1);
 		}
 	}
-	push(p, OP_UNLOCK, rnd(6) ? r : rptr(p), 0, 0, 0);
+	gen_release(p, r, r2);
+}
+
+/* A lone lock or unlock; with pairs, a quarter of them of a pair. */
+static void gen_lone(struct fprog *p)
+{
+	int r, r2, kind;
+
+	if (pairs && !rnd(4)) {
+		kind = rnd(2) ? OP_PLOCK : OP_PUNLOCK;
+		r = rptr(p);
+		r2 = gen_partner(p, r);
+		push(p, kind, r, r2, 0, 0);
+		return;
+	}
+	push(p, rnd(2) ? OP_LOCK : OP_UNLOCK, rptr(p), 0, 0, 0);
 }
 
 static void gen_block(struct fprog *p, int depth, int loop_n)
@@ -318,8 +456,8 @@ static void gen_block(struct fprog *p, int depth, int loop_n)
 
 		if (c < 4)
 			gen_region(p, depth, loop_n);
-		else if (c < 5)	/* a lone lock or unlock */
-			push(p, rnd(2) ? OP_LOCK : OP_UNLOCK, rptr(p), 0, 0, 0);
+		else if (c < 5)
+			gen_lone(p);
 		else if (c < 9 && depth < 3)
 			gen_if(p, depth, loop_n);
 		else if (c < 11 && !loop_n && depth < 2)
@@ -338,16 +476,19 @@ static void gen_block(struct fprog *p, int depth, int loop_n)
  * register; on the arm explored second (ELSE: the jump target) make the
  * unlock register, or the slot it is filled from, point elsewhere; join;
  * unlock. Sometimes inside a loop, sometimes with the lock and unlock in
- * a callee or a callback around it.
+ * a callee or a callback around it. With pairs, a quarter of them lock a
+ * pair and move either of its registers.
  */
 static void gen_prune(struct fprog *p)
 {
 	int r = rptr(p), loop = rnd(4) ? 0 : 1 + rnd(3);
+	int r2 = pairs && !rnd(4) ? gen_partner(p, r) : -1;
+	int moved = r2 >= 0 && rnd(2) ? r2 : r;
 
 	gen_filler(p, rnd(3));
 	if (loop)
 		push(p, OP_LOOP, loop, 0, 0, 0);
-	push(p, OP_LOCK, r, 0, 0, 0);
+	gen_take(p, r, r2);
 	gen_cond(p, loop);
 	gen_filler(p, rnd(3));
 	if (rnd(4)) {
@@ -355,10 +496,10 @@ static void gen_prune(struct fprog *p)
 		gen_filler(p, rnd(2));
 		switch (rnd(4)) {
 		case 0:
-			push(p, OP_MOV, r, rptr(p), 0, 0);
+			push(p, OP_MOV, moved, rptr(p), 0, 0);
 			break;
 		case 1:
-			push(p, OP_FILL, r, rnd(NR_SLOTS), 0, 0);
+			push(p, OP_FILL, moved, rnd(NR_SLOTS), 0, 0);
 			break;
 		}
 		gen_filler(p, rnd(2));
@@ -368,7 +509,7 @@ static void gen_prune(struct fprog *p)
 		push(p, OP_FILL, rptr(p), rnd(NR_SLOTS), 0, 0);
 	if (rnd(2))
 		push(p, OP_INC, r, 0, 0, 0);
-	push(p, OP_UNLOCK, rnd(6) ? r : rptr(p), 0, 0, 0);
+	gen_release(p, r, r2);
 	if (loop)
 		push(p, OP_LOOP_END, 0, 0, 0, 0);
 	if (!rnd(4))
@@ -472,13 +613,14 @@ again:
 /* ---- the model: replay one path ---- */
 
 enum why {
-	SOUND, WHY_TWICE, WHY_SECOND, WHY_UNHELD, WHY_OTHER, WHY_EXIT, WHY_SUB_EXIT,
-	WHY_CB_EXIT, WHY_WORD, NR_WHYS
+	SOUND, WHY_TWICE, WHY_SECOND, WHY_UNHELD, WHY_OTHER, WHY_PAIR_HALF, WHY_PAIR_OF_ONE,
+	WHY_EXIT, WHY_SUB_EXIT, WHY_CB_EXIT, WHY_WORD, NR_WHYS
 };
 
 static const char *const why_names[] = {
 	"sound", "locks the element it holds", "takes a second lock",
 	"releases a lock it does not hold", "releases another element's lock",
+	"releases one lock of the pair it holds", "releases a pair while holding one lock",
 	"returns holding a lock", "a subprogram returns holding a lock it took",
 	"a callback returns holding a lock", "writes the lock word",
 };
@@ -487,6 +629,7 @@ struct model {
 	int reg[MAX_PTRS];	/* element each pointer register points to */
 	int slot[NR_SLOTS];
 	int held;		/* element index, -1: none */
+	int held2;		/* with a pair, the other (maybe held again), else -1 */
 	int count[NR_ELEMS];
 	enum why why;		/* first unsound step */
 	int why_op;
@@ -500,20 +643,58 @@ static void unsound(struct model *m, enum why why, int op)
 	}
 }
 
+static bool m_holds(const struct model *m, int e)
+{
+	return m->held == e || m->held2 == e;
+}
+
 static void m_lock(struct model *m, int e, int op)
 {
 	if (m->held >= 0)
-		unsound(m, m->held == e ? WHY_TWICE : WHY_SECOND, op);
+		unsound(m, m_holds(m, e) ? WHY_TWICE : WHY_SECOND, op);
 	m->held = e;
+	m->held2 = -1;
 }
 
 static void m_unlock(struct model *m, int e, int op)
 {
 	if (m->held < 0)
 		unsound(m, WHY_UNHELD, op);
+	else if (m->held2 >= 0)
+		unsound(m, WHY_PAIR_HALF, op);
 	else if (m->held != e)
 		unsound(m, WHY_OTHER, op);
 	m->held = -1;
+	m->held2 = -1;
+}
+
+/* Any lock held: a CPU waiting for itself, or holding two regions. */
+static void m_plock(struct model *m, int e1, int e2, int op)
+{
+	if (m->held >= 0)
+		unsound(m, m_holds(m, e1) || m_holds(m, e2) ? WHY_TWICE : WHY_SECOND, op);
+	m->held = e1;
+	m->held2 = e2;
+}
+
+/* {a, b} = {c, d}, as sets */
+static bool same_elems(int a, int b, int c, int d)
+{
+	return (a == c || a == d) && (b == c || b == d) && (c == a || c == b) &&
+	       (d == a || d == b);
+}
+
+/* Sound if it names the held pair's elements, as a set: {e, e} is e. */
+static void m_punlock(struct model *m, int e1, int e2, int op)
+{
+	if (m->held < 0)
+		unsound(m, WHY_UNHELD, op);
+	else if (m->held2 < 0)
+		unsound(m, WHY_PAIR_OF_ONE, op);
+	else if (!same_elems(e1, e2, m->held, m->held2))
+		unsound(m, WHY_OTHER, op);
+	m->held = -1;
+	m->held2 = -1;
 }
 
 static void m_liu(struct model *m, int e, int op)
@@ -533,9 +714,54 @@ static void m_prune(struct model *m, int e, int e2, bool moved, int op)
 	m_unlock(m, e, op);
 }
 
+/* A pair body on elements p, q (enum pair_body). */
+static void m_pair(struct model *m, int body, int p, int q, bool moved, int op)
+{
+	switch (body) {
+	case PB_LIU:
+		m_plock(m, p, q, op);
+		m->count[p]++;
+		m_punlock(m, p, q, op);
+		break;
+	case PB_LIU_SWAP:
+		m_plock(m, p, q, op);
+		m->count[q]++;
+		m_punlock(m, q, p, op);
+		break;
+	case PB_LIU_SELF:
+		m_plock(m, p, p, op);
+		m->count[p]++;
+		m_punlock(m, p, p, op);
+		break;
+	case PB_L:
+		m_plock(m, p, q, op);
+		break;
+	case PB_U:
+		m_punlock(m, p, q, op);
+		break;
+	case PB_L_U:
+		m_plock(m, p, q, op);
+		m->count[p]++;
+		m_unlock(m, p, op);
+		break;
+	case PB_L1_U:
+		m_lock(m, p, op);
+		m->count[p]++;
+		m_punlock(m, p, q, op);
+		break;
+	default:
+		m_plock(m, p, q, op);
+		if (moved)
+			p = q;
+		m->count[p]++;
+		m_punlock(m, p, q, op);
+	}
+}
+
 static void m_sub(struct model *m, const struct op *o, bool moved, int op)
 {
-	int e1 = m->reg[o->b], e2 = m->reg[o->c], held_at_call = m->held;
+	int e1 = m->reg[o->b], e2 = m->reg[o->c];
+	int held_at_call = m->held, held2_at_call = m->held2;
 
 	switch (o->a) {
 	case SUB_LIU:
@@ -558,11 +784,15 @@ static void m_sub(struct model *m, const struct op *o, bool moved, int op)
 	case SUB_WLOCK:
 		unsound(m, WHY_WORD, op);
 		break;
-	default:
+	case SUB_PRUNE_A:
+	case SUB_PRUNE_B:
 		m_prune(m, e1, e2, moved, op);
+		break;
+	default:
+		m_pair(m, o->a - SUB_PAIR, e1, e2, moved, op);
 	}
-	/* returning with the caller's lock still held is what it found */
-	if (m->held >= 0 && m->held != held_at_call)
+	/* returning with the caller's lock (or pair) still held is what it found */
+	if (m->held >= 0 && (m->held != held_at_call || m->held2 != held2_at_call))
 		unsound(m, WHY_SUB_EXIT, op);
 }
 
@@ -594,8 +824,12 @@ static void m_foreach(struct model *m, const struct op *o, bool moved, int op)
 		case CB_PRUNE_SELF_B:
 			m_prune(m, e, e, moved, op);
 			break;
-		default:
+		case CB_PRUNE_CTX_A:
+		case CB_PRUNE_CTX_B:
 			m_prune(m, e, m->slot[0], moved, op);
+			break;
+		default:
+			m_pair(m, o->a - CB_PAIR, e, m->slot[0], moved, op);
 		}
 		if (m->held >= 0)
 			unsound(m, WHY_CB_EXIT, op);
@@ -624,6 +858,12 @@ static void exec(const struct fprog *p, int from, int to, struct model *m,
 			break;
 		case OP_UNLOCK:
 			m_unlock(m, m->reg[o->a], i);
+			break;
+		case OP_PLOCK:
+			m_plock(m, m->reg[o->a], m->reg[o->b], i);
+			break;
+		case OP_PUNLOCK:
+			m_punlock(m, m->reg[o->a], m->reg[o->b], i);
 			break;
 		case OP_INC:
 			m->count[m->reg[o->a]]++;
@@ -668,6 +908,7 @@ static void replay(const struct fprog *p, const struct path *path, struct model 
 
 	memset(m, 0, sizeof(*m));
 	m->held = -1;
+	m->held2 = -1;
 	for (i = 0; i < p->np; i++)
 		m->reg[i] = p->key[i] >= 0 ? p->key[i] : path->ukey[i];
 	m->slot[0] = m->reg[0];
@@ -722,6 +963,9 @@ struct func_btf {
 
 static struct func_btf fbtf;
 
+/* vmlinux BTF ids of bpf_spin_lock_pair() and bpf_spin_unlock_pair() */
+static int pair_fn[2];
+
 static int put(struct asmb *a, struct bpf_insn i)
 {
 	if (a->n < MAX_INSNS)
@@ -742,6 +986,16 @@ static void put_lock(struct asmb *a, int reg, int fn)
 	put(a, I_MOV64_REG(BPF_REG_1, reg));
 	put(a, I_ADD64_IMM(BPF_REG_1, LOCK_OFF));
 	put(a, I_CALL(fn));
+}
+
+/* lock_pair or (unlock) unlock_pair of the elements ra and rb point to */
+static void put_pair(struct asmb *a, int ra, int rb, bool unlock)
+{
+	put(a, I_MOV64_REG(BPF_REG_1, ra));
+	put(a, I_ADD64_IMM(BPF_REG_1, LOCK_OFF));
+	put(a, I_MOV64_REG(BPF_REG_2, rb));
+	put(a, I_ADD64_IMM(BPF_REG_2, LOCK_OFF));
+	put(a, I_KFUNC(pair_fn[unlock]));
 }
 
 static void put_inc(struct asmb *a, int reg)
@@ -889,6 +1143,10 @@ static void put_op(const struct fprog *p, const struct op *o, int map, struct as
 	case OP_UNLOCK:
 		put_lock(a, BPF_REG_6 + o->a, BPF_FUNC_spin_unlock);
 		break;
+	case OP_PLOCK:
+	case OP_PUNLOCK:
+		put_pair(a, BPF_REG_6 + o->a, BPF_REG_6 + o->b, o->kind == OP_PUNLOCK);
+		break;
 	case OP_INC:
 		put_inc(a, BPF_REG_6 + o->a);
 		break;
@@ -956,12 +1214,16 @@ static void put_op(const struct fprog *p, const struct op *o, int map, struct as
 }
 
 /*
- * r6 locked; when r8 != 0, r7 becomes the pointer (on the first walked
- * arm, or, 'second', on the jump target); inc and unlock through r6.
+ * r6 locked (pair: r6 and r7); when r8 != 0, r7 becomes the pointer (on
+ * the first walked arm, or, 'second', on the jump target); inc and unlock
+ * through r6 (pair: r6 and r7).
  */
-static void put_prune(struct asmb *a, bool second)
+static void put_prune(struct asmb *a, bool second, bool pair)
 {
-	put_lock(a, BPF_REG_6, BPF_FUNC_spin_lock);
+	if (pair)
+		put_pair(a, BPF_REG_6, BPF_REG_7, false);
+	else
+		put_lock(a, BPF_REG_6, BPF_FUNC_spin_lock);
 	if (second) {
 		put(a, I_JNE_IMM(BPF_REG_8, 0, 1));
 		put(a, I_JA(1));
@@ -970,7 +1232,50 @@ static void put_prune(struct asmb *a, bool second)
 	}
 	put(a, I_MOV64_REG(BPF_REG_6, BPF_REG_7));
 	put_inc(a, BPF_REG_6);
-	put_lock(a, BPF_REG_6, BPF_FUNC_spin_unlock);
+	if (pair)
+		put_pair(a, BPF_REG_6, BPF_REG_7, true);
+	else
+		put_lock(a, BPF_REG_6, BPF_FUNC_spin_unlock);
+}
+
+/* Pair body 'body' on r6, r7, the move flag in r8 (enum pair_body). */
+static void put_pair_body(struct asmb *a, int body)
+{
+	switch (body) {
+	case PB_LIU:
+		put_pair(a, BPF_REG_6, BPF_REG_7, false);
+		put_inc(a, BPF_REG_6);
+		put_pair(a, BPF_REG_6, BPF_REG_7, true);
+		break;
+	case PB_LIU_SWAP:
+		put_pair(a, BPF_REG_6, BPF_REG_7, false);
+		put_inc(a, BPF_REG_7);
+		put_pair(a, BPF_REG_7, BPF_REG_6, true);
+		break;
+	case PB_LIU_SELF:
+		put_pair(a, BPF_REG_6, BPF_REG_6, false);
+		put_inc(a, BPF_REG_6);
+		put_pair(a, BPF_REG_6, BPF_REG_6, true);
+		break;
+	case PB_L:
+		put_pair(a, BPF_REG_6, BPF_REG_7, false);
+		break;
+	case PB_U:
+		put_pair(a, BPF_REG_6, BPF_REG_7, true);
+		break;
+	case PB_L_U:
+		put_pair(a, BPF_REG_6, BPF_REG_7, false);
+		put_inc(a, BPF_REG_6);
+		put_lock(a, BPF_REG_6, BPF_FUNC_spin_unlock);
+		break;
+	case PB_L1_U:
+		put_lock(a, BPF_REG_6, BPF_FUNC_spin_lock);
+		put_inc(a, BPF_REG_6);
+		put_pair(a, BPF_REG_6, BPF_REG_7, true);
+		break;
+	default:
+		put_prune(a, body == PB_PRUNE_B, true);
+	}
 }
 
 static void put_sub(struct asmb *a, int body)
@@ -1006,7 +1311,10 @@ static void put_sub(struct asmb *a, int body)
 		put(a, I_MOV64_REG(BPF_REG_6, BPF_REG_1));
 		put(a, I_MOV64_REG(BPF_REG_7, BPF_REG_2));
 		put(a, I_MOV64_REG(BPF_REG_8, BPF_REG_3));
-		put_prune(a, body == SUB_PRUNE_B);
+		if (body >= SUB_PAIR)
+			put_pair_body(a, body - SUB_PAIR);
+		else
+			put_prune(a, body == SUB_PRUNE_B, false);
 	}
 	put(a, I_MOV64_IMM(BPF_REG_0, 0));
 	put(a, I_EXIT());
@@ -1034,7 +1342,7 @@ static void put_cb(struct asmb *a, int body)
 		else
 			put(a, I_MOV64_REG(BPF_REG_7, BPF_REG_3));
 		put(a, I_LDX_DW(BPF_REG_8, BPF_REG_4, FP_MOVE - FP_SLOT(0)));
-		put_prune(a, body == CB_PRUNE_SELF_B || body == CB_PRUNE_CTX_B);
+		put_prune(a, body == CB_PRUNE_SELF_B || body == CB_PRUNE_CTX_B, false);
 		break;
 	case CB_L:
 		put_lock(a, BPF_REG_6, BPF_FUNC_spin_lock);
@@ -1042,8 +1350,14 @@ static void put_cb(struct asmb *a, int body)
 	case CB_U:
 		put_lock(a, BPF_REG_6, BPF_FUNC_spin_unlock);
 		break;
-	default:
+	case CB_LIU:
+	case CB_CTX_LIU:
 		put_liu(a, BPF_REG_6);
+		break;
+	default:	/* the pair: the value and the caller's slot 0 */
+		put(a, I_LDX_DW(BPF_REG_7, BPF_REG_4, 0));
+		put(a, I_LDX_DW(BPF_REG_8, BPF_REG_4, FP_MOVE - FP_SLOT(0)));
+		put_pair_body(a, body - CB_PAIR);
 	}
 	put(a, I_MOV64_IMM(BPF_REG_0, 0));	/* continue */
 	put(a, I_EXIT());
@@ -1191,6 +1505,8 @@ struct totals {
 	long reason_count[MAX_REASONS], reason_first[MAX_REASONS];
 	int nreason;
 	long runs, locking_runs, bad_runs;
+	/* programs with pair ops: of them sound, accepted (default flags), ... */
+	long pair, pair_sound, pair_accepted, pair_unsound_accepted, pair_over_rejected, pair_runs;
 };
 
 static void count_reason(struct totals *tot, const char *reason, long idx)
@@ -1218,12 +1534,25 @@ static const char *const sub_names[] = {
 	"lock+inc+unlock(r1)", "lock(r1)", "unlock(r1)", "lock(r1)+inc+unlock(r2)",
 	"lock+inc+unlock(*r1=slot0)", "store_lock_word(r1)",
 	"lock(r1);if(r3)r1=r2;inc+unlock(r1)", "lock(r1);if(!r3)else{r1=r2};inc+unlock(r1)",
+	"lock_pair(r1,r2)+inc(r1)+unlock_pair(r1,r2)",
+	"lock_pair(r1,r2)+inc(r2)+unlock_pair(r2,r1)",
+	"lock_pair(r1,r1)+inc+unlock_pair(r1,r1)", "lock_pair(r1,r2)", "unlock_pair(r1,r2)",
+	"lock_pair(r1,r2)+inc+unlock(r1)", "lock(r1)+inc+unlock_pair(r1,r2)",
+	"lock_pair(r1,r2);if(r3)r1=r2;inc+unlock_pair(r1,r2)",
+	"lock_pair(r1,r2);if(!r3)else{r1=r2};inc+unlock_pair(r1,r2)",
 };
 static const char *const cb_names[] = {
 	"inc(val)", "lock+inc+unlock(val)", "lock(val)", "unlock(val)",
 	"lock+inc+unlock(*ctx=slot0)", "store_lock_word(val)",
 	"lock(val);if(f)p=copy_of_val;inc+unlock(p)", "lock(val);if(!f)else{p=copy_of_val};inc+unlock(p)",
 	"lock(val);if(f)p=*ctx;inc+unlock(p)", "lock(val);if(!f)else{p=*ctx};inc+unlock(p)",
+	"lock_pair(val,*ctx)+inc(val)+unlock_pair(val,*ctx)",
+	"lock_pair(val,*ctx)+inc(*ctx)+unlock_pair(*ctx,val)",
+	"lock_pair(val,val)+inc+unlock_pair(val,val)", "lock_pair(val,*ctx)",
+	"unlock_pair(val,*ctx)",
+	"lock_pair(val,*ctx)+inc+unlock(val)", "lock(val)+inc+unlock_pair(val,*ctx)",
+	"lock_pair(val,*ctx);p=val;if(f)p=*ctx;inc+unlock_pair(p,*ctx)",
+	"lock_pair(val,*ctx);p=val;if(!f)else{p=*ctx};inc+unlock_pair(p,*ctx)",
 };
 static const char *const wlock_names[] = { "stx w +4", "st w +4", "stx dw +0", "atomic add w +4",
 					   "stx h +6" };
@@ -1248,6 +1577,12 @@ static void dump_op(const struct fprog *p, const struct op *o, char *s, size_t n
 		break;
 	case OP_UNLOCK:
 		snprintf(s, n, "unlock(r%d)", 6 + o->a);
+		break;
+	case OP_PLOCK:
+		snprintf(s, n, "lock_pair(r%d, r%d)", 6 + o->a, 6 + o->b);
+		break;
+	case OP_PUNLOCK:
+		snprintf(s, n, "unlock_pair(r%d, r%d)", 6 + o->a, 6 + o->b);
 		break;
 	case OP_INC:
 		snprintf(s, n, "r%d->cnt++", 6 + o->a);
@@ -1439,10 +1774,24 @@ static bool takes_lock(const struct fprog *p)
 	int i;
 
 	for (i = 0; i < p->nop; i++)
-		if (p->op[i].kind == OP_LOCK ||
-		    (p->op[i].kind == OP_CALL && p->op[i].a != SUB_U && p->op[i].a != SUB_WLOCK) ||
+		if (p->op[i].kind == OP_LOCK || p->op[i].kind == OP_PLOCK ||
+		    (p->op[i].kind == OP_CALL && p->op[i].a != SUB_U && p->op[i].a != SUB_WLOCK &&
+		     p->op[i].a != SUB_PAIR + PB_U) ||
 		    (p->op[i].kind == OP_FOREACH && p->op[i].a != CB_U && p->op[i].a != CB_INC &&
-		     p->op[i].a != CB_WLOCK))
+		     p->op[i].a != CB_WLOCK && p->op[i].a != CB_PAIR + PB_U))
+			return true;
+	return false;
+}
+
+/* Whether it calls a pair kfunc, itself or in a body. */
+static bool has_pair(const struct fprog *p)
+{
+	int i;
+
+	for (i = 0; i < p->nop; i++)
+		if (p->op[i].kind == OP_PLOCK || p->op[i].kind == OP_PUNLOCK ||
+		    (p->op[i].kind == OP_CALL && p->op[i].a >= SUB_PAIR) ||
+		    (p->op[i].kind == OP_FOREACH && p->op[i].a >= CB_PAIR))
 			return true;
 	return false;
 }
@@ -1470,18 +1819,24 @@ static void one_program(struct kt *t, int map, long idx, unsigned long long seed
 	char reason[96];
 	enum why why;
 	int fd[2], f;
+	long runs;
+	bool pair;
 
 	generate(&p, seed);
 	why = check_all(&p, &bad, &m);
 	tot->why[why]++;
 	tot->unsound += why != SOUND;
 	tot->sound += why == SOUND;
+	pair = has_pair(&p);
+	tot->pair += pair;
+	tot->pair_sound += pair && why == SOUND;
 	compile(&p, map, &a);
 	for (f = 0; f < 2; f++) {
 		fd[f] = load(&a, f ? BPF_F_TEST_STATE_FREQ : 0, false);
 		tot->accepted[f] += fd[f] >= 0;
 	}
 	tot->accepted_lockers += fd[0] >= 0 && takes_lock(&p);
+	tot->pair_accepted += pair && fd[0] >= 0;
 	if (getenv("BPFLOCK_FUZZ_VERBOSE")) {
 		load(&a, 0, true);
 		log_reason(reason, sizeof(reason));
@@ -1501,6 +1856,7 @@ static void one_program(struct kt *t, int map, long idx, unsigned long long seed
 		if (!tot->unsound_accepted_why[why][0] && !tot->unsound_accepted_why[why][1])
 			tot->first_why[why] = idx;
 		tot->unsound_accepted++;
+		tot->pair_unsound_accepted += pair;
 		for (f = 0; f < 2; f++) {
 			tot->unsound_accepted_flag[f] += fd[f] >= 0;
 			tot->unsound_accepted_why[why][f] += fd[f] >= 0;
@@ -1510,11 +1866,14 @@ static void one_program(struct kt *t, int map, long idx, unsigned long long seed
 			report_unsound(t, idx, seed, &p, fd, &bad, &m);
 	} else if (why == SOUND && fd[0] < 0) {
 		tot->over_rejected++;
+		tot->pair_over_rejected += pair;
 		load(&a, 0, true);
 		log_reason(reason, sizeof(reason));
 		count_reason(tot, reason, idx);
 	} else if (why == SOUND && check_runs) {
+		runs = tot->runs;
 		run_paths(t, fd[0], map, &p, seed, idx, takes_lock(&p), tot);
+		tot->pair_runs += pair ? tot->runs - runs : 0;
 	}
 	for (f = 0; f < 2; f++)
 		if (fd[f] >= 0)
@@ -1556,6 +1915,43 @@ static void print_totals(struct kt *t, const struct totals *tot, double secs, bo
 	       tot->accepted[1], tot->diverge, tot->unsound_accepted, tot->unsound_accepted_flag[0],
 	       tot->unsound_accepted_flag[1], tot->over_rejected, tot->runs, tot->locking_runs,
 	       tot->bad_runs, secs);
+	if (pairs)
+		printf("# fuzz: pair ops in %ld programs (%ld sound), accepted %ld default; %ld unsound accepted, %ld sound refused; %ld runs\n",
+		       tot->pair, tot->pair_sound, tot->pair_accepted, tot->pair_unsound_accepted,
+		       tot->pair_over_rejected, tot->pair_runs);
+}
+
+/*
+ * The pair kfuncs' ids in vmlinux BTF (0022). Kernels without them get
+ * no pair op, and so the programs of before; BPFLOCK_FUZZ_PAIRS=0 does
+ * the same on ours.
+ */
+static bool find_pairs(struct kt *t)
+{
+	static const char *const names[] = { "bpf_spin_lock_pair", "bpf_spin_unlock_pair" };
+	const char *env = getenv("BPFLOCK_FUZZ_PAIRS");
+	struct btf *vmlinux;
+	int i;
+
+	if (env && !atoi(env)) {
+		kt_log(t, "BPFLOCK_FUZZ_PAIRS=0: no pair ops");
+		return false;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		kt_log(t, "no vmlinux BTF (%s): no pair ops", strerror(errno));
+		return false;
+	}
+	for (i = 0; i < 2; i++)
+		pair_fn[i] = btf__find_by_name_kind(vmlinux, names[i], BTF_KIND_FUNC);
+	btf__free(vmlinux);
+	if (pair_fn[0] <= 0 || pair_fn[1] <= 0) {
+		kt_log(t, "%s and %s not in vmlinux BTF (the kernel has no 0022): no pair ops",
+		       names[0], names[1]);
+		return false;
+	}
+	kt_log(t, "pair ops: %s is BTF id %d, %s %d", names[0], pair_fn[0], names[1], pair_fn[1]);
+	return true;
 }
 
 static void fuzz(struct kt *t, bool check_runs)
@@ -1573,6 +1969,7 @@ static void fuzz(struct kt *t, bool check_runs)
 	if (!KT_OK(t, map, "create the lock array") ||
 	    !KT_OK(t, load_func_btf(), "load the functions' BTF"))
 		return;
+	pairs = find_pairs(t);
 	kt_log(t, "seed %#llx, programs %ld..%ld", seed, first, first + n - 1);
 	memset(&tot, 0, sizeof(tot));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1588,10 +1985,14 @@ static void fuzz(struct kt *t, bool check_runs)
 		/* the feature works at all (a short reproduction run may have none) */
 		if (tot.programs >= 100)
 			KT_TRUE(t, tot.accepted_lockers > 0, "some program that locks was accepted");
+		if (tot.programs >= 100 && pairs)
+			KT_TRUE(t, tot.pair_accepted > 0, "some program with pair ops was accepted");
 	} else {
 		KT_EQ(t, tot.bad_runs, 0, "runs whose counters differ from the model");
 		if (tot.programs >= 100)
 			KT_TRUE(t, tot.locking_runs > 0, "some accepted program that locks ran");
+		if (tot.programs >= 100 && pairs)
+			KT_TRUE(t, tot.pair_runs > 0, "some accepted program with pair ops ran");
 	}
 }
 

@@ -138,7 +138,6 @@ static void bank(struct kt *t, const void *arg)
 		if (!KT_OK(t, bpf_map_lookup_elem_flags(map, &key, &a, BPF_F_LOCK), "locked read"))
 			break;
 		bad_samples += !account_consistent(&a);
-		usleep(1000);
 	}
 	stop = 1;
 	for (i = 0; i < 2 * n; i++) {

@@ -3,13 +3,13 @@
  * Locks in sleepable programs (progs/sleepable.bpf.c, 0019). One element
  * { a, lock, b } is locked by tc programs on every vCPU (BPF_PROG_RUN
  * with repeat), by a sleepable program of the type under test fired from
- * every vCPU, and read with BPF_F_LOCK by a sampling thread. The
- * triggers: getpgid() for fentry.s, fexit.s and fmod_ret.s on
- * __x64_sys_getpgid (error-injectable, so sleepable programs may attach),
- * open() for lsm.s on file_open, reading a task iterator over the test's
- * own threads for iter.s, a call of a function of this binary for
- * uprobe.s, and BPF_PROG_RUN for syscall programs, one of which reads the
- * amount to add with bpf_copy_from_user() before it takes the lock.
+ * every vCPU for two seconds, and read with BPF_F_LOCK by a sampling
+ * thread. The triggers: getpgid() for fentry.s, fexit.s and fmod_ret.s
+ * on __x64_sys_getpgid (error-injectable, so sleepable programs may
+ * attach), open() for lsm.s on file_open, reading a task iterator over
+ * the test's own threads for iter.s, a call of a function of this binary
+ * for uprobe.s, and BPF_PROG_RUN for syscall programs, one of which reads
+ * the amount to add with bpf_copy_from_user() before it takes the lock.
  *
  * Invariants, exact: every BPF_F_LOCK read sees a == b; at the end
  * a == b == tc runs x repeat + what the sleepable programs added, which
@@ -40,8 +40,8 @@
 
 #define MAX_CPUS 8
 #define REPEAT 100
-/* Triggering stops here even if the counts are not reached. */
-#define MAX_SECONDS 20
+/* How long the triggers run, in ms (scaled by BPFLOCK_SCALE). */
+#define RUN_MS 2000
 
 struct selem {
 	long a;
@@ -61,6 +61,9 @@ static const char *const prog_of[NR_KINDS] = {
 	"iter_s_bump", "uprobe_s_bump", "syscall_bump", "copy_then_lock",
 };
 
+/* Hook programs, attached in this order; syscall programs need none. */
+static const enum kind attach_order[] = { FENTRY, FEXIT, FMOD_RET, ITER, UPROBE, LSM };
+
 #define GETPGID_KINDS (1u << FENTRY | 1u << FEXIT | 1u << FMOD_RET)
 
 struct copy_ctx {
@@ -71,8 +74,7 @@ struct copy_ctx {
 struct run {
 	unsigned int kinds;		/* bit per enum kind */
 	int tc_fd, map_fd, syscall_fd, copy_fd, iter_link_fd;
-	long triggers;			/* per trigger thread */
-	double deadline;
+	double deadline;		/* triggers stop then */
 	volatile int stop;
 	long tc_runs;			/* test runs of REPEAT */
 	long caused[NR_KINDS];		/* what the triggers made the programs add */
@@ -165,7 +167,7 @@ static int run_syscall_prog(struct run *r, int fd, void *ctx, size_t size)
 	return 0;
 }
 
-/* Cause r->triggers rounds of events of every kind under test. */
+/* Cause rounds of events of every kind under test until the deadline. */
 static void *trigger_thread(void *arg)
 {
 	struct thread_arg *a = arg;
@@ -174,7 +176,7 @@ static void *trigger_thread(void *arg)
 	int k, fd;
 
 	pin_cpu(a->cpu);
-	for (i = 0; i < r->triggers && !r->err && mono_now() < r->deadline; i++) {
+	for (i = 0; !r->err && mono_now() < r->deadline; i++) {
 		if (r->kinds & GETPGID_KINDS) {
 			syscall(SYS_getpgid, 0);
 			for (k = FENTRY; k <= FMOD_RET; k++)
@@ -276,13 +278,13 @@ static void shared_element(struct kt *t, const void *arg)
 {
 	unsigned int kinds = (unsigned long)arg;
 	struct embedded_obj o = EMBEDDED_OBJ(sleepable);
-	const char *names[NR_KINDS + 2] = { "tc_bump" };
+	const char *names[NR_KINDS + 2] = {};
 	struct bpf_link *links[NR_KINDS] = {};
 	struct thread_arg targs[MAX_CPUS];
 	pthread_t tc[MAX_CPUS], trig[MAX_CPUS], reader;
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), key = 0, tgid = getpid();
-	int i, k, n = 1, nlinks = 0;
-	struct run r = { .kinds = kinds, .triggers = kt_scaled(1000) };
+	int i, k, n = 0, nlinks = 0;
+	struct run r = { .kinds = kinds };
 	struct bpf_object *obj;
 	struct sstats st;
 	struct selem e;
@@ -294,6 +296,7 @@ static void shared_element(struct kt *t, const void *arg)
 	for (k = 0; k < NR_KINDS; k++)
 		if (kinds & 1u << k)
 			names[n++] = prog_of[k];
+	names[n] = "tc_bump";	/* last: a failed load names a sleepable program */
 	obj = obj_load(t, &o, names);
 	if (!obj)
 		return;
@@ -307,8 +310,13 @@ static void shared_element(struct kt *t, const void *arg)
 	    !KT_OK(t, bpf_map_update_elem(obj_map_fd(t, obj, "scfg"), &key, &tgid, 0),
 		   "set the test's tgid"))
 		goto out;
-	for (k = 0; k < NR_KINDS; k++) {
-		if (!(kinds & 1u << k) || k == SYSCALL || k == COPY)
+	/*
+	 * LSM last: attaching a uprobe opens files (the binary, the uprobe
+	 * PMU's sysfs files), which file_open would count.
+	 */
+	for (i = 0; i < (int)KT_ARRAY_SIZE(attach_order); i++) {
+		k = attach_order[i];
+		if (!(kinds & 1u << k))
 			continue;
 		links[nlinks] = attach_kind(t, obj, k);
 		if (!links[nlinks])
@@ -319,7 +327,7 @@ static void shared_element(struct kt *t, const void *arg)
 	}
 
 	t0 = mono_now();
-	r.deadline = t0 + MAX_SECONDS;
+	r.deadline = t0 + kt_scaled(RUN_MS) / 1000.0;
 	for (i = 0; i < ncpu; i++) {
 		targs[i] = (struct thread_arg){ &r, i };
 		pthread_create(&tc[i], NULL, tc_thread, &targs[i]);

@@ -19,7 +19,8 @@
  * once with bpf_spin_lock_pair() (0022): two counters (so the count of
  * increments is the same) and two patterns, one in the churned hash, in
  * either address order against single locks, BPF_F_LOCK copies and the
- * reused-element write.
+ * reused-element write; and a user thread adds to the same counters with
+ * libbpf's locked_map__add() (0020), so increments = 2 x runs + adds.
  *
  * Reads of the churned hash (keys deleted and re-inserted) are counted
  * and reported there; "churn" asserts them, because only ours writes a
@@ -50,6 +51,7 @@ struct shared {
 	atomic_long lookups, updates, deletes, inserts, batches;
 	atomic_long torn;
 	atomic_long churn_reads, churn_torn;	/* of churn_hash */
+	atomic_long rmw_adds;		/* locked_map__add() on the counters */
 	atomic_long errors;		/* unexpected syscall errors */
 	int first_errno;
 	const char *first_op;
@@ -189,6 +191,36 @@ static void *batcher(void *arg)
 	return NULL;
 }
 
+/*
+ * User-space read-modify-write (libbpf's locked_map, 0020): adds 1 to the
+ * counters the programs increment, under their locks. Ours only.
+ */
+static void *rmw_adder(void *arg)
+{
+	struct shared *s = arg;
+	struct locked_map *lm[2];
+	unsigned int i = 0;
+
+	lm[0] = locked_map__new(s->cnt_hash, NULL);
+	lm[1] = locked_map__new(s->cnt_array, NULL);
+	if (!lm[0] || !lm[1]) {
+		note_error(s, "locked_map__new", errno);
+		return NULL;
+	}
+	while (!atomic_load(&s->stop)) {
+		int key = i % NELEMS;
+
+		if (locked_map__add(lm[i++ & 1], &key, offsetof(struct counter, cnt),
+				    sizeof(__u64), 1, NULL))
+			note_error(s, "locked_map__add", errno);
+		else
+			atomic_fetch_add(&s->rmw_adds, 1);
+	}
+	locked_map__free(lm[0]);
+	locked_map__free(lm[1]);
+	return NULL;
+}
+
 static __u64 sum_counters(int map)
 {
 	struct counter c;
@@ -214,7 +246,7 @@ static void mixed(struct kt *t, const void *arg)
 	const char *env = getenv("BPFLOCK_TORTURE_SECONDS");
 	int seconds = env ? atoi(env) : 5, i, n = 0;
 	void *(*fns[])(void *) = { reader, reader, writer, churner, batcher };
-	pthread_t th[PROG_THREADS + KT_ARRAY_SIZE(fns)];
+	pthread_t th[PROG_THREADS + KT_ARRAY_SIZE(fns) + 1];
 	struct counter zc = {};
 	struct shared *s = calloc(1, sizeof(*s));
 	struct bpf_object *obj;
@@ -242,18 +274,23 @@ static void mixed(struct kt *t, const void *arg)
 	/* BPFLOCK_TORTURE_USER=0: programs only, to compare rates */
 	for (i = 0; i < (int)KT_ARRAY_SIZE(fns) && !getenv_is("BPFLOCK_TORTURE_USER", "0"); i++)
 		pthread_create(&th[n++], NULL, fns[i], s);
+	if (arg && !getenv_is("BPFLOCK_TORTURE_USER", "0"))
+		pthread_create(&th[n++], NULL, rmw_adder, s);
 	sleep(seconds);
 	atomic_store(&s->stop, 1);
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 
 	counted = sum_counters(s->cnt_hash) + sum_counters(s->cnt_array);
-	want = 2 * (__u64)atomic_load(&s->runs);
+	want = 2 * (__u64)atomic_load(&s->runs) + atomic_load(&s->rmw_adds);
 	kt_log(t, "%d s: %ld program runs (%ld failed), %ld BPF_F_LOCK lookups, %ld updates, "
 	       "%ld deletes, %ld inserts, %ld batch lookups",
 	       seconds, atomic_load(&s->runs), atomic_load(&s->run_errors),
 	       atomic_load(&s->lookups), atomic_load(&s->updates), atomic_load(&s->deletes),
 	       atomic_load(&s->inserts), atomic_load(&s->batches));
+	if (arg)
+		kt_log(t, "pair programs among them; %ld locked_map__add() calls",
+		       atomic_load(&s->rmw_adds));
 	kt_log(t, "counters: %llu increments counted, %llu made; torn reads: %ld; "
 	       "churned hash: %ld reads, %ld torn (asserted by the churn case)",
 	       (unsigned long long)counted, (unsigned long long)want, atomic_load(&s->torn),

@@ -494,7 +494,7 @@ static const struct bad_fn bad_fns[] = {
 	{ "releases the caller's lock",
 	  { I_ADD64_IMM(BPF_REG_1, OFF(lock)),
 	    I_CALL(BPF_FUNC_spin_unlock),
-	    I_MOV64_IMM(BPF_REG_0, 0), I_EXIT() }, 4, EINVAL,
+	    I_MOV64_IMM(BPF_REG_0, 0), I_EXIT() }, 4, EACCES,
 	  "a subprogram may not release its caller's lock" },
 	{ "calls a helper not allowed under the lock",
 	  { I_MOV64_REG(BPF_REG_1, BPF_REG_2), I_MOV64_IMM(BPF_REG_2, 8),
@@ -530,10 +530,11 @@ static int plain_map(enum bpf_map_type type, bool with_btf)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	struct btf *btf = NULL;
-	int fd, id_long, id_val;
+	int fd, id_int, id_long, id_val;
 
 	if (with_btf) {
 		btf = btf__new_empty();
+		id_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
 		id_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
 		id_val = btf__add_struct(btf, "pair", 16);
 		btf__add_field(btf, "a", id_long, 0, 0);
@@ -541,7 +542,7 @@ static int plain_map(enum bpf_map_type type, bool with_btf)
 		if (btf__load_into_kernel(btf))
 			return -1;
 		opts.btf_fd = btf__fd(btf);
-		opts.btf_key_type_id = 0;
+		opts.btf_key_type_id = id_int;
 		opts.btf_value_type_id = id_val;
 	}
 	fd = bpf_map_create(type, "plain", 4, 16, 4, &opts);
@@ -572,7 +573,8 @@ static void no_lock_map(struct kt *t, const void *arg)
 	if (KT_ERR(t, locked_map__new(fd, NULL) ? 0 : -1, EOPNOTSUPP, "percpu array"))
 		warned(t, "map type percpu_array is not supported");
 	close(fd);
-	KT_ERR(t, locked_map__new(1000, NULL) ? 0 : -1, EBADF, "not a map fd");
+	/* the bpf syscall says EBADFD for an fd that is not open */
+	KT_ERR(t, locked_map__new(1000, NULL) ? 0 : -1, EBADFD, "not a map fd");
 }
 
 static void bad_fields(struct kt *t, const void *arg)

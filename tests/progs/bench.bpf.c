@@ -85,3 +85,46 @@ int hash_writer(struct __sk_buff *skb)
 	bpf_spin_unlock(&e->lock);
 	return pairs(0);
 }
+
+/* weak: the object loads without them on stock (the pair row is ours only) */
+extern void bpf_spin_lock_pair(struct bpf_spin_lock *a, struct bpf_spin_lock *b) __ksym __weak;
+extern void bpf_spin_unlock_pair(struct bpf_spin_lock *a, struct bpf_spin_lock *b) __ksym __weak;
+
+/* Two elements updated together: one pair lock, or two single locks. */
+SEC("tc")
+int lock_pair(struct __sk_buff *skb)
+{
+	int k0 = 0, k1 = 1, i;
+	struct elem *a = bpf_map_lookup_elem(&elems, &k0);
+	struct elem *b = bpf_map_lookup_elem(&elems, &k1);
+
+	if (!a || !b)
+		return 1;
+	for (i = 0; i < PAIRS; i++) {
+		bpf_spin_lock_pair(&a->lock, &b->lock);
+		a->cnt++;
+		b->cnt++;
+		bpf_spin_unlock_pair(&a->lock, &b->lock);
+	}
+	return 0;
+}
+
+SEC("tc")
+int lock_two_singles(struct __sk_buff *skb)
+{
+	int k0 = 0, k1 = 1, i;
+	struct elem *a = bpf_map_lookup_elem(&elems, &k0);
+	struct elem *b = bpf_map_lookup_elem(&elems, &k1);
+
+	if (!a || !b)
+		return 1;
+	for (i = 0; i < PAIRS; i++) {
+		bpf_spin_lock(&a->lock);
+		a->cnt++;
+		bpf_spin_unlock(&a->lock);
+		bpf_spin_lock(&b->lock);
+		b->cnt++;
+		bpf_spin_unlock(&b->lock);
+	}
+	return 0;
+}

@@ -218,7 +218,7 @@ int pair_two_maps(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_unlock of a pair of locks: release them with bpf_spin_unlock_pair()")
 int pair_then_single_unlock(struct __sk_buff *skb)
 {
@@ -228,7 +228,7 @@ int pair_then_single_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair of a single lock: release it with bpf_spin_unlock()")
 int single_then_pair_unlock(struct __sk_buff *skb)
 {
@@ -238,7 +238,7 @@ int single_then_pair_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_lock_pair while holding a lock: release it first")
 int pair_under_single(struct __sk_buff *skb)
 {
@@ -262,7 +262,7 @@ int single_under_pair(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_lock_pair while holding a lock")
 int pair_under_pair(struct __sk_buff *skb)
 {
@@ -284,7 +284,7 @@ int pair_missing_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair of different locks: R1 and R2 are not the pair locked")
 int pair_unlock_other(struct __sk_buff *skb)
 {
@@ -299,7 +299,7 @@ int pair_unlock_other(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair without taking a lock")
 int pair_unlock_unlocked(struct __sk_buff *skb)
 {
@@ -309,7 +309,7 @@ int pair_unlock_unlocked(struct __sk_buff *skb)
 }
 
 /* One path locks (a, b), the other (a, c); the join must not be pruned. */
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair of different locks")
 int pair_prune_paths(struct __sk_buff *skb)
 {
@@ -338,7 +338,7 @@ int pair_writes_lock_word(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("R2 is not a pointer to a map value")
 int pair_stack_lock(struct __sk_buff *skb)
 {
@@ -350,7 +350,7 @@ int pair_stack_lock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("doesn't point to 'struct bpf_spin_lock'")
 int pair_wrong_offset(struct __sk_buff *skb)
 {
@@ -379,7 +379,7 @@ static __noinline int release_callers(struct account *a, struct account *b)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __failure __errno(EACCES)
 __msg("a subprogram may not release its caller's locks")
 int pair_subprog_unlock(struct __sk_buff *skb)
 {
