@@ -18,13 +18,21 @@
  * per task the iterator printed, one per syscall program run, and the
  * amount copied from user space; no program run is skipped.
  *
- * Then the verdicts (annotations in the programs): under the lock a
- * sleepable program may not call a sleepable helper nor return holding
- * it, and it may not reach a lock through an outer map
- * (progs/sleepable_outer.bpf.c). Stock 6.1 refuses every sleepable
- * program that uses a lock map ("sleepable progs cannot use bpf_spin_lock
- * yet") and every outer map whose inner maps hold a lock, so all the
- * sleepable cases are "beyond".
+ * Through an outer map (progs/sleepable_outer.bpf.c): the syscall
+ * program looks up the inner map in outer[0], calls bpf_copy_from_user()
+ * and then locks that map's element, against tc programs doing the same,
+ * while user space replaces outer[0]: swapping two maps (invariant: a ==
+ * b in both, and their sum is exact), or installing fresh maps and
+ * closing the replaced ones, which are then freed while a sleepable run
+ * may still hold them (invariant: a == b in every read, every run
+ * finds its map, no crash; debug kernels would report a use after free).
+ *
+ * Then the verdicts (annotations in the programs): each program is
+ * accepted, and under the lock a sleepable program may not call a
+ * sleepable helper nor return holding it. Stock 6.1 refuses every
+ * sleepable program that uses a lock map ("sleepable progs cannot use
+ * bpf_spin_lock yet") and every outer map whose inner maps hold a lock
+ * (ENOTSUPP), so all the cases but tc_bump are "beyond".
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -379,6 +387,247 @@ out:
 	bpf_object__close(obj);
 }
 
+/*
+ * Through an outer map: tc programs on every vCPU and the sleepable
+ * outer_lock_syscall from every vCPU lock element 0 of the inner map in
+ * outer[0], while user space replaces that inner map at full rate:
+ * "swap" alternates the object's two inner maps (exact sum over both;
+ * a sampler reads both with BPF_F_LOCK), "churn" installs a fresh map
+ * each time and closes the one it replaced after one BPF_F_LOCK read,
+ * so a removed map is freed while a sleepable run may still hold it
+ * between its lookup and its lock (debug kernels catch a use after free).
+ * Each update of the outer map waits for an RCU grace period, slow
+ * under TCG: the run goes on past two seconds until 20 replacements
+ * (up to eight seconds).
+ */
+struct ostorm {
+	bool churn;
+	int tc_fd, sl_fd, outer_fd, inner_fd[2];
+	int btf_fd;
+	__u32 key_type, value_type;
+	double deadline, hard_deadline;	/* past the first, stop after min_swaps */
+	long min_swaps;
+	volatile int stop;
+	long tc_runs, added, sl_runs;
+	long swaps, reads, torn;	/* reads: atomic, two threads read */
+	int err;
+	const char *err_what;
+};
+
+struct ostorm_arg {
+	struct ostorm *s;
+	int cpu;
+};
+
+static void ostorm_error(struct ostorm *s, const char *what)
+{
+	if (!s->err) {
+		s->err = errno ? errno : EINVAL;
+		s->err_what = what;
+	}
+}
+
+static void *otc_thread(void *arg)
+{
+	struct ostorm_arg *a = arg;
+	struct ostorm *s = a->s;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = REPEAT);
+	char pkt[64] = {};
+
+	opts.data_in = pkt;
+	opts.data_size_in = sizeof(pkt);
+	pin_cpu(a->cpu);
+	while (!s->stop) {
+		if (bpf_prog_test_run_opts(s->tc_fd, &opts) || opts.retval) {
+			ostorm_error(s, "tc test run");
+			break;
+		}
+		__atomic_add_fetch(&s->tc_runs, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void *osl_thread(void *arg)
+{
+	struct ostorm_arg *a = arg;
+	struct ostorm *s = a->s;
+	long i, added = 0, runs = 0;
+
+	pin_cpu(a->cpu);
+	for (i = 0; !s->err; i++) {
+		volatile long n = i % 7 + 1;
+		double now = mono_now();
+		struct copy_ctx c = { .src = (unsigned long)&n };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &c, .ctx_size_in = sizeof(c));
+
+		if (now > s->hard_deadline || (now > s->deadline && s->swaps >= s->min_swaps))
+			break;
+		if (bpf_prog_test_run_opts(s->sl_fd, &opts)) {
+			ostorm_error(s, "outer_lock_syscall test run");
+			break;
+		}
+		if (opts.retval) {
+			errno = EPROTO;
+			ostorm_error(s, "outer_lock_syscall returned non-zero");
+			break;
+		}
+		added += n;
+		runs++;
+	}
+	__atomic_add_fetch(&s->added, added, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->sl_runs, runs, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* One BPF_F_LOCK read of an inner map: counts a torn one. */
+static int oread(struct ostorm *s, int fd, struct selem *e)
+{
+	int key = 0;
+
+	if (bpf_map_lookup_elem_flags(fd, &key, e, BPF_F_LOCK)) {
+		ostorm_error(s, "BPF_F_LOCK lookup of an inner map");
+		return -1;
+	}
+	__atomic_add_fetch(&s->reads, 1, __ATOMIC_RELAXED);
+	if (e->a != e->b)
+		__atomic_add_fetch(&s->torn, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Swap mode: BPF_F_LOCK reads of both inner maps, installed or not. */
+static void *oread_thread(void *arg)
+{
+	struct ostorm *s = arg;
+	struct selem e;
+	long i;
+
+	for (i = 0; !s->stop || i < 100; i++)
+		if (oread(s, s->inner_fd[i & 1], &e))
+			break;
+	return NULL;
+}
+
+static void *oswap_thread(void *arg)
+{
+	struct ostorm *s = arg;
+	int key = 0, prev = -1, fd;
+	struct selem e;
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = s->btf_fd,
+		    .btf_key_type_id = s->key_type, .btf_value_type_id = s->value_type);
+
+	while (!s->stop && !s->err) {
+		if (!s->churn) {
+			fd = s->inner_fd[(s->swaps + 1) & 1];
+			if (bpf_map_update_elem(s->outer_fd, &key, &fd, 0)) {
+				ostorm_error(s, "swap the inner map");
+				break;
+			}
+			s->swaps++;
+			if (oread(s, s->inner_fd[s->swaps & 1], &e))
+				break;
+			continue;
+		}
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sl_fresh", sizeof(int),
+				    sizeof(struct selem), 1, &mo);
+		if (fd < 0) {
+			ostorm_error(s, "create a fresh inner map");
+			break;
+		}
+		if (bpf_map_update_elem(s->outer_fd, &key, &fd, 0)) {
+			ostorm_error(s, "install a fresh inner map");
+			close(fd);
+			break;
+		}
+		s->swaps++;
+		/* the replaced map: read under its lock, then let it go */
+		if (prev >= 0) {
+			oread(s, prev, &e);
+			close(prev);
+		}
+		prev = fd;
+	}
+	if (prev >= 0) {
+		oread(s, prev, &e);
+		close(prev);
+	}
+	return NULL;
+}
+
+static void outer_storm(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(sleepable_outer);
+	struct ostorm s = { .churn = !strcmp(arg, "churn") };
+	struct ostorm_arg args[MAX_CPUS];
+	pthread_t tc[MAX_CPUS], sl[MAX_CPUS], swapper, reader;
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), key = 0, i;
+	struct bpf_object *obj;
+	struct selem ea, eb;
+	struct bpf_map *m;
+	double t0;
+
+	if (ncpu > MAX_CPUS)
+		ncpu = MAX_CPUS;
+	obj = obj_load(t, &o, (const char *const[]){ "outer_lock_syscall", "outer_tc_bump", NULL });
+	if (!obj)
+		return;
+	s.tc_fd = obj_prog_fd(t, obj, "outer_tc_bump");
+	s.sl_fd = obj_prog_fd(t, obj, "outer_lock_syscall");
+	s.outer_fd = obj_map_fd(t, obj, "sl_outer");
+	s.inner_fd[0] = obj_map_fd(t, obj, "sl_inner");
+	s.inner_fd[1] = obj_map_fd(t, obj, "sl_inner_b");
+	m = bpf_object__find_map_by_name(obj, "sl_inner");
+	s.btf_fd = bpf_object__btf_fd(obj);
+	s.key_type = m ? bpf_map__btf_key_type_id(m) : 0;
+	s.value_type = m ? bpf_map__btf_value_type_id(m) : 0;
+	if (t->failed)
+		goto out;
+
+	t0 = mono_now();
+	s.deadline = t0 + kt_scaled(RUN_MS) / 1000.0;
+	s.hard_deadline = t0 + 4 * kt_scaled(RUN_MS) / 1000.0;
+	s.min_swaps = kt_scaled(20);
+	for (i = 0; i < ncpu; i++) {
+		args[i] = (struct ostorm_arg){ &s, i };
+		pthread_create(&tc[i], NULL, otc_thread, &args[i]);
+		pthread_create(&sl[i], NULL, osl_thread, &args[i]);
+	}
+	pthread_create(&swapper, NULL, oswap_thread, &s);
+	if (!s.churn)
+		pthread_create(&reader, NULL, oread_thread, &s);
+	for (i = 0; i < ncpu; i++)
+		pthread_join(sl[i], NULL);
+	s.stop = 1;
+	for (i = 0; i < ncpu; i++)
+		pthread_join(tc[i], NULL);
+	pthread_join(swapper, NULL);
+	if (!s.churn)
+		pthread_join(reader, NULL);
+	t0 = mono_now() - t0;
+	if (s.err) {
+		errno = s.err;
+		kt_fail(t, "%s: %s", s.err_what, strerror(s.err));
+		goto out;
+	}
+	if (!KT_OK(t, bpf_map_lookup_elem_flags(s.inner_fd[0], &key, &ea, BPF_F_LOCK), "read a") ||
+	    !KT_OK(t, bpf_map_lookup_elem_flags(s.inner_fd[1], &key, &eb, BPF_F_LOCK), "read b"))
+		goto out;
+	kt_log(t, "%d vCPUs, %.1f s: tc %ld runs x %d, outer_lock_syscall %ld runs adding %ld; "
+	       "%ld %s; %ld BPF_F_LOCK reads, %ld torn", ncpu, t0, s.tc_runs, REPEAT,
+	       s.sl_runs, s.added, s.swaps, s.churn ? "fresh inner maps" : "swaps",
+	       s.reads, s.torn);
+	KT_TRUE(t, s.sl_runs > 0 && s.swaps > 0, "the sleepable program ran and the map changed");
+	KT_EQ(t, ea.a, ea.b, "a == b in sl_inner");
+	KT_EQ(t, eb.a, eb.b, "a == b in sl_inner_b");
+	KT_EQ(t, s.torn, 0, "BPF_F_LOCK reads with a != b");
+	if (!s.churn) {
+		kt_log(t, "sl_inner a=%ld, sl_inner_b a=%ld", ea.a, eb.a);
+		KT_EQ(t, ea.a + eb.a, s.tc_runs * REPEAT + s.added,
+		      "a(sl_inner) + a(sl_inner_b) = tc increments + sleepable additions");
+	}
+out:
+	bpf_object__close(obj);
+}
+
 #define ONE(k) ((void *)(unsigned long)(1u << (k)))
 
 static const struct kt_case fixed[] = {
@@ -392,6 +641,8 @@ static const struct kt_case fixed[] = {
 	{ "copy_then_lock_shared", KT_BEYOND, shared_element, ONE(COPY) },
 	{ "all_types_at_once", KT_BEYOND, shared_element,
 	  (void *)(unsigned long)((1u << NR_KINDS) - 1) },
+	{ "outer_swap_shared", KT_BEYOND, outer_storm, "swap" },
+	{ "outer_churn", KT_BEYOND, outer_storm, "churn" },
 };
 
 int main(int argc, char **argv)
