@@ -55,7 +55,9 @@ test-debug: deps
 SECONDS ?= 60
 torture: deps
 	@BPFLOCK_TESTS=torture BPFLOCK_TORTURE_SECONDS=$(SECONDS) \
-		BPFLOCK_TEST_TIMEOUT=$$(( $(SECONDS) + 300 )) $(S)/test.sh stock ours
+		BPFLOCK_TEST_TIMEOUT=$$(( $(SECONDS) + 300 )) \
+		BPFLOCK_BIN_TIMEOUT=$$(( 3 * ($(SECONDS) + 300) )) \
+		VM_TIMEOUT=$$(( 3 * ($(SECONDS) + 300) + 600 )) $(S)/test.sh stock ours
 
 kernels: deps
 	@for v in stock baseline ours; do $(S)/kernel.sh $$v >/dev/null || exit 1; done

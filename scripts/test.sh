@@ -5,7 +5,7 @@
 # env:   FLAVOUR=plain|debug   kernel config flavour (default plain)
 #        BPFLOCK_TESTS="a b"    only these test binaries
 #        BPFLOCK_SCALE, BPFLOCK_TORTURE_SECONDS, BPFLOCK_TEST_TIMEOUT,
-#        BPFLOCK_FUZZ_N, BPFLOCK_FUZZ_SEED
+#        BPFLOCK_FUZZ_N, BPFLOCK_FUZZ_SEED, BPFLOCK_BIN_TIMEOUT (per binary)
 #                              passed to the guest (see README)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +39,7 @@ say "$(wc -l <"$manifest") cases"
 guest_env="BPFLOCK_SCALE=${BPFLOCK_SCALE:-100}"
 guest_env+=" BPFLOCK_TORTURE_SECONDS=${BPFLOCK_TORTURE_SECONDS:-5}"
 guest_env+=" BPFLOCK_TEST_TIMEOUT=${BPFLOCK_TEST_TIMEOUT:-300}"
-for v in BPFLOCK_FUZZ_N BPFLOCK_FUZZ_SEED; do
+for v in BPFLOCK_FUZZ_N BPFLOCK_FUZZ_SEED BPFLOCK_BIN_TIMEOUT; do
 	[ -z "${!v:-}" ] || guest_env+=" $v=${!v}"
 done
 runs=()
