@@ -7,6 +7,11 @@ set -o pipefail
 # without the lock-region guard): it runs after everything else.
 last=guard
 tests=${*:-$(ls /tests/bin | grep -vx "$last") $last}
+# BPFLOCK_JIT=0: programs run in the interpreter, locks through the helpers
+if [ "${BPFLOCK_JIT:-1}" = 0 ]; then
+	echo 0 >/proc/sys/net/core/bpf_jit_enable || exit 1
+	echo "# bpf_jit_enable=0"
+fi
 rc=0
 for t in $tests; do
 	[ -f "/tests/bin/$t" ] || continue

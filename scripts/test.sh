@@ -7,13 +7,17 @@
 #        BPFLOCK_SCALE, BPFLOCK_TORTURE_SECONDS, BPFLOCK_TEST_TIMEOUT,
 #        BPFLOCK_FUZZ_N, BPFLOCK_FUZZ_SEED, BPFLOCK_BIN_TIMEOUT (per binary)
 #                              passed to the guest (see README)
+#        BPFLOCK_JIT=0         run with bpf_jit_enable=0 (the interpreter
+#                              and the helpers instead of the JIT's inline
+#                              lock); results in build/results/FLAVOUR-nojit
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(stock baseline ours)
 flavour=${FLAVOUR:-plain}
-results=$BPFLOCK_ROOT/build/results/$flavour
+jit=${BPFLOCK_JIT:-1}
+results=$BPFLOCK_ROOT/build/results/$flavour$([ "$jit" = 1 ] || echo -nojit)
 mkdir -p "$results"
 start=$(date +%s)
 
@@ -39,7 +43,7 @@ say "$(wc -l <"$manifest") cases"
 guest_env="BPFLOCK_SCALE=${BPFLOCK_SCALE:-100}"
 guest_env+=" BPFLOCK_TORTURE_SECONDS=${BPFLOCK_TORTURE_SECONDS:-5}"
 guest_env+=" BPFLOCK_TEST_TIMEOUT=${BPFLOCK_TEST_TIMEOUT:-300}"
-for v in BPFLOCK_FUZZ_N BPFLOCK_FUZZ_SEED BPFLOCK_BIN_TIMEOUT; do
+for v in BPFLOCK_FUZZ_N BPFLOCK_FUZZ_SEED BPFLOCK_BIN_TIMEOUT BPFLOCK_JIT; do
 	[ -z "${!v:-}" ] || guest_env+=" $v=${!v}"
 done
 runs=()

@@ -56,17 +56,29 @@ static int run(int fd, int repeat, __u32 *duration)
 	return err;
 }
 
-/* Uncontended: in-kernel average ns per run, PAIRS pairs per run. */
+/*
+ * Uncontended: in-kernel average ns per run (BPF_PROG_TEST_RUN's repeat
+ * timing), PAIRS pairs per run, pinned to CPU 0. The best of BEST tries:
+ * under TCG a host hiccup only ever slows a try down, so the fastest one
+ * is the least disturbed.
+ */
+#define BEST 5
+
 static void uncontended(const char *row, int fd)
 {
-	__u32 ns;
+	__u32 ns, best = 0;
+	int i;
 
 	pin(0);
-	if (run(fd, 200 * scale, &ns) || !ns) {
-		printf("# %s: test_run failed\n", row);
-		return;
+	for (i = 0; i < BEST; i++) {
+		if (run(fd, 200 * scale / BEST, &ns) || !ns) {
+			printf("# %s: test_run failed\n", row);
+			return;
+		}
+		if (!best || ns < best)
+			best = ns;
 	}
-	printf("%s,%.0f\n", row, 1e9 * PAIRS / ns);
+	printf("%s,%.0f\n", row, 1e9 * PAIRS / best);
 }
 
 struct worker {
@@ -238,7 +250,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		scale = strtol(argv[1], NULL, 10);
 	obj = obj_load(&t, &o, (const char *const[]){ "lock_shared", "lock_distinct",
-						       "nolock", "hash_writer", NULL });
+						       "nolock", "hash_writer", "packet_section",
+						       NULL });
 	if (!obj)
 		return 1;
 	shared = obj_prog_fd(&t, obj, "lock_shared");
@@ -251,6 +264,8 @@ int main(int argc, char **argv)
 
 	uncontended("lock+unlock pairs (1 thread)", shared);
 	uncontended("floor: the same loop without the lock (1 thread)", nolock);
+	uncontended("per-packet section: lookup, lock, 4 field updates, unlock (1 thread)",
+		    obj_prog_fd(&t, obj, "packet_section"));
 	two_elements(&o);
 	contended("2 vCPUs on one shared element", shared, 2);
 	contended("4 vCPUs on one shared element", shared, 4);

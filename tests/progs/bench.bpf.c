@@ -128,3 +128,35 @@ int lock_two_singles(struct __sk_buff *skb)
 	}
 	return 0;
 }
+
+/*
+ * A typical per-packet critical section, PAIRS times per run: look the
+ * flow up, lock it, update its counters and last-seen fields, unlock.
+ */
+static __always_inline int flow_update(struct __sk_buff *skb, int i)
+{
+	int key = i % ELEMS;
+	struct elem *e = bpf_map_lookup_elem(&elems, &key);
+
+	if (!e)
+		return 1;
+	bpf_spin_lock(&e->lock);
+	e->cnt++;
+	e->pad[0] += skb->len;
+	e->pad[1] = skb->protocol;
+	if (e->pad[2] < skb->len)
+		e->pad[2] = skb->len;
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+SEC("tc")
+int packet_section(struct __sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < PAIRS; i++)
+		if (flow_update(skb, i))
+			return 1;
+	return 0;
+}

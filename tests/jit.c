@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86-64 JIT's inline lock (ours) and the per-map contention counters.
+ *
+ * inline_emitted: a JIT-ed bpf_spin_lock()/bpf_spin_unlock() pair is
+ * emitted inline: the image holds the lock's own instructions (pushf; pop
+ * r11; cli, and lock cmpxchg on the word in rdi) instead of two helper
+ * calls. Stock calls the helpers.
+ *
+ * jit_and_interpreter_share: the same program loaded twice, JIT-ed and
+ * interpreted (bpf_jit_enable=0 while loading), run from two threads each
+ * on all vCPUs against one element while a thread reads it with
+ * BPF_F_LOCK. Invariant: a == b in every locked read, and a == b == the
+ * number of runs at the end. On ours this mixes the inline lock with the
+ * helper; on stock both are the helper, so it is a feature case.
+ *
+ * fdinfo_contention: lock_contended and lock_wait_ns in the map's fdinfo
+ * stay 0 while one thread runs, and rise when four threads contend.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "progs.h"
+
+struct elem {
+	__u64 a;
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 b;
+};
+
+#define JIT_SYSCTL "/proc/sys/net/core/bpf_jit_enable"
+#define REPEAT 100
+
+static int jit_get(void)
+{
+	FILE *f = fopen(JIT_SYSCTL, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static bool jit_set(int v)
+{
+	FILE *f = fopen(JIT_SYSCTL, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, "%d\n", v) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+static struct bpf_object *load(struct kt *t)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(jit);
+
+	return obj_load(t, &o, (const char *const[]){ "bump", NULL });
+}
+
+static bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i + n <= len; i++)
+		if (!memcmp(img + i, pat, n))
+			return true;
+	return false;
+}
+
+static void inline_emitted(struct kt *t, const void *arg)
+{
+	static const __u8 irq_save[] = { 0x9c, 0x41, 0x5b, 0xfa };	/* pushf; pop r11; cli */
+	static const __u8 cmpxchg[] = { 0xf0, 0x0f, 0xb1, 0x17 };	/* lock cmpxchg [rdi], edx */
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct bpf_object *obj;
+	__u8 img[4096];
+	int fd;
+
+	if (jit_get() == 0) {
+		kt_skip(t, "bpf_jit_enable is 0");
+		return;
+	}
+	obj = load(t);
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, "bump");
+	if (fd < 0 || !KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "prog info"))
+		goto out;
+	if (!KT_TRUE(t, info.jited_prog_len && info.jited_prog_len <= sizeof(img), "jited"))
+		goto out;
+	len = sizeof(info);
+	info = (struct bpf_prog_info){ .jited_prog_len = sizeof(img),
+				       .jited_prog_insns = (__u64)(unsigned long)img };
+	if (!KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "jited image"))
+		goto out;
+	kt_log(t, "jited image: %u bytes", info.jited_prog_len);
+	KT_TRUE(t, has_bytes(img, info.jited_prog_len, irq_save, sizeof(irq_save)),
+		"inline interrupt save (pushf; pop r11; cli) in the image");
+	KT_TRUE(t, has_bytes(img, info.jited_prog_len, cmpxchg, sizeof(cmpxchg)),
+		"inline lock cmpxchg on the word in the image");
+out:
+	bpf_object__close(obj);
+}
+
+struct reader {
+	int map;
+	volatile int stop;
+	long reads, torn;
+};
+
+static void *read_locked(void *arg)
+{
+	struct reader *r = arg;
+	struct elem v;
+	int key = 0;
+
+	while (!r->stop) {
+		if (bpf_map_lookup_elem_flags(r->map, &key, &v, BPF_F_LOCK))
+			continue;
+		r->reads++;
+		r->torn += v.a != v.b;
+	}
+	return NULL;
+}
+
+struct runner_pair {
+	pthread_t th;
+	struct prog_runner r;
+};
+
+/* The same object again, interpreted, on the map of the first. */
+static struct bpf_object *load_interpreted(struct kt *t, int map, int old)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(jit);
+	struct bpf_object *obj = obj_open(t, &o, (const char *const[]){ "bump", NULL });
+
+	if (!obj)
+		return NULL;
+	if (!KT_OK(t, bpf_map__reuse_fd(bpf_object__find_map_by_name(obj, "elems"), map),
+		   "share the map") ||
+	    !KT_TRUE(t, jit_set(0), "bpf_jit_enable=0") ||
+	    !KT_OK(t, bpf_object__load(obj), "load the interpreted copy")) {
+		jit_set(old);
+		bpf_object__close(obj);
+		return NULL;
+	}
+	jit_set(old);
+	return obj;
+}
+
+static void jit_and_interpreter_share(struct kt *t, const void *arg)
+{
+	struct bpf_object *obj_jit = NULL, *obj_int = NULL;
+	int old = jit_get(), fd[2], map, key = 0, i;
+	long runs = kt_scaled(2000), total;
+	struct bpf_prog_info info = {};
+	struct runner_pair w[4];
+	struct reader rd = {};
+	__u32 len = sizeof(info);
+	pthread_t rth;
+	struct elem v;
+
+	if (old < 0 || !jit_set(1)) {
+		kt_fail(t, "cannot set %s", JIT_SYSCTL);
+		return;
+	}
+	obj_jit = load(t);
+	jit_set(old);
+	if (!obj_jit)
+		return;
+	map = obj_map_fd(t, obj_jit, "elems");
+	fd[0] = obj_prog_fd(t, obj_jit, "bump");
+	if (map < 0 || fd[0] < 0)
+		goto out;
+	obj_int = load_interpreted(t, map, old);
+	if (!obj_int)
+		goto out;
+	fd[1] = obj_prog_fd(t, obj_int, "bump");
+	if (fd[1] < 0 || !KT_OK(t, bpf_obj_get_info_by_fd(fd[1], &info, &len), "prog info") ||
+	    !KT_EQ(t, info.jited_prog_len, 0, "second copy is interpreted"))
+		goto out;
+	rd.map = map;
+	pthread_create(&rth, NULL, read_locked, &rd);
+	for (i = 0; i < 4; i++) {
+		w[i].r = (struct prog_runner){ .prog_fd = fd[i % 2], .runs = runs,
+					       .repeat = REPEAT, .want = 0 };
+		pthread_create(&w[i].th, NULL, prog_runner_thread, &w[i].r);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(w[i].th, NULL);
+		KT_EQ(t, w[i].r.err, 0, "test_run");
+		KT_EQ(t, w[i].r.bad, 0, "bad return values");
+	}
+	rd.stop = 1;
+	pthread_join(rth, NULL);
+	total = 4 * runs * REPEAT;
+	KT_OK(t, bpf_map_lookup_elem_flags(map, &key, &v, BPF_F_LOCK), "final read");
+	kt_log(t, "%ld runs (half JIT-ed, half interpreted), %ld locked reads, %ld torn; a=%llu b=%llu",
+	       total, rd.reads, rd.torn, (unsigned long long)v.a, (unsigned long long)v.b);
+	KT_EQ(t, rd.torn, 0, "torn locked reads");
+	KT_EQ(t, v.a, total, "a");
+	KT_EQ(t, v.b, total, "b");
+out:
+	bpf_object__close(obj_jit);
+	bpf_object__close(obj_int);
+}
+
+/* A "name:\tvalue" line of the map's fdinfo; -1 if there is none. */
+static long long fdinfo_value(int fd, const char *name)
+{
+	char path[64], line[256];
+	long long v = -1;
+	size_t n = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static void fdinfo_contention(struct kt *t, const void *arg)
+{
+	struct bpf_object *obj = load(t);
+	long long c0, w0, c1, w1;
+	int fd, map;
+
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, "bump");
+	map = obj_map_fd(t, obj, "elems");
+	if (fd < 0 || map < 0)
+		goto out;
+	prog_run_threads(t, fd, 1, kt_scaled(500), REPEAT, 0);
+	c0 = fdinfo_value(map, "lock_contended");
+	w0 = fdinfo_value(map, "lock_wait_ns");
+	kt_log(t, "one thread, %ld runs: lock_contended %lld, lock_wait_ns %lld",
+	       kt_scaled(500) * REPEAT, c0, w0);
+	if (!KT_EQ(t, c0, 0, "lock_contended without contention") ||
+	    !KT_EQ(t, w0, 0, "lock_wait_ns without contention"))
+		goto out;
+	prog_run_threads(t, fd, 4, kt_scaled(1000), REPEAT, 0);
+	c1 = fdinfo_value(map, "lock_contended");
+	w1 = fdinfo_value(map, "lock_wait_ns");
+	kt_log(t, "four threads, %ld runs: lock_contended %lld, lock_wait_ns %lld",
+	       4 * kt_scaled(1000) * REPEAT, c1, w1);
+	KT_TRUE(t, c1 > 0, "lock_contended rises under contention");
+	KT_TRUE(t, w1 > 0, "lock_wait_ns rises under contention");
+out:
+	bpf_object__close(obj);
+}
+
+static const struct kt_case cases[] = {
+	{ "inline_emitted", KT_BEYOND, inline_emitted },
+	{ "jit_and_interpreter_share", KT_FEATURE, jit_and_interpreter_share },
+	{ "fdinfo_contention", KT_BEYOND, fdinfo_contention },
+};
+
+int main(int argc, char **argv)
+{
+	return kt_main(argc, argv, "jit", cases, KT_ARRAY_SIZE(cases));
+}
