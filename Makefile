@@ -5,7 +5,7 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-debug torture bench bisect-check shell vm-run kernels tests series-check model clean-results
+.PHONY: help deps run test test-nojit test-debug torture bench bisect-check shell vm-run kernels tests series-check model clean-results
 
 help:
 	@echo "bpflock targets:"
@@ -15,6 +15,7 @@ help:
 	@echo "  make shell KERNEL=...    interactive guest shell (tests in /tests/bin; quit: poweroff -f)"
 	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
 	@echo "                           run a command in the guest with DIR's files in its cwd"
+	@echo "  make test-nojit          the lock suites on ours with bpf_jit_enable=0 (helpers, not the inline lock)"
 	@echo "  make test-debug          the suite on debug builds (lockdep, KASAN, UBSAN, ...) of stock and ours"
 	@echo "  make torture [SECONDS=60] the torture case alone on stock and ours, for SECONDS"
 	@echo "  make bench [ROUNDS=5]    benchmarks: stock vs ours, interleaved rounds (not a test)"
@@ -39,7 +40,15 @@ ifeq ($(origin KERNEL),command line)
 else
 	@$(S)/model.sh
 	@$(S)/test.sh stock baseline ours
+	@$(MAKE) -s test-nojit
 endif
+
+# The lock suites again on ours with bpf_jit_enable=0: the interpreter and
+# the helpers instead of the JIT's inline lock. Kfuncs (the pair), fentry
+# and other trampoline programs need the JIT, so their suites stay out.
+NOJIT_TESTS := verifier runtime user_lock user_rmw jit calls lru_inner bad_input btf_maps
+test-nojit: deps
+	@BPFLOCK_JIT=0 BPFLOCK_TESTS="$(NOJIT_TESTS)" $(S)/test.sh ours
 
 ROUNDS ?= 5
 SCALE ?= 100

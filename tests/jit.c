@@ -76,6 +76,19 @@ static bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n)
 	return false;
 }
 
+/* The image as hex, for `objdump -D -b binary -mi386:x86-64` on the host. */
+static void log_hex(struct kt *t, const __u8 *img, __u32 len)
+{
+	char line[3 * 32 + 1];
+	__u32 i;
+
+	for (i = 0; i < len; i++) {
+		sprintf(line + 3 * (i % 32), "%02x ", img[i]);
+		if (i % 32 == 31 || i == len - 1)
+			kt_log(t, "jited %04x: %s", i - i % 32, line);
+	}
+}
+
 static void inline_emitted(struct kt *t, const void *arg)
 {
 	static const __u8 irq_save[] = { 0x9c, 0x41, 0x5b, 0xfa };	/* pushf; pop r11; cli */
@@ -104,6 +117,7 @@ static void inline_emitted(struct kt *t, const void *arg)
 	if (!KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "jited image"))
 		goto out;
 	kt_log(t, "jited image: %u bytes", info.jited_prog_len);
+	log_hex(t, img, info.jited_prog_len);
 	KT_TRUE(t, has_bytes(img, info.jited_prog_len, irq_save, sizeof(irq_save)),
 		"inline interrupt save (pushf; pop r11; cli) in the image");
 	KT_TRUE(t, has_bytes(img, info.jited_prog_len, cmpxchg, sizeof(cmpxchg)),
