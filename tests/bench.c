@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 
 	uncontended("lock+unlock pairs (1 thread)", shared);
 	uncontended("floor: the same loop without the lock (1 thread)", nolock);
-	uncontended("per-packet section: lookup, lock, 4 field updates, unlock (1 thread)",
+	uncontended("per-packet section: lookup + lock + 4 field updates + unlock (1 thread)",
 		    obj_prog_fd(&t, obj, "packet_section"));
 	two_elements(&o);
 	contended("2 vCPUs on one shared element", shared, 2);
