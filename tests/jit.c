@@ -16,6 +16,10 @@
  *
  * fdinfo_contention: lock_contended and lock_wait_ns in the map's fdinfo
  * stay 0 while one thread runs, and rise when four threads contend.
+ *
+ * xlated_names_map: the lock's map, which the verifier loads into R2
+ * before the bpf_spin_lock() call, shows in the translated program as a
+ * map id (the attacker review's check: no raw kernel pointer in dumps).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -279,10 +283,51 @@ out:
 	bpf_object__close(obj);
 }
 
+static void xlated_names_map(struct kt *t, const void *arg)
+{
+	struct bpf_prog_info info = {};
+	struct bpf_map_info minfo = {};
+	__u32 len = sizeof(info), mlen = sizeof(minfo), i, n;
+	struct bpf_insn insns[256];
+	struct bpf_object *obj = load(t);
+	int fd, map, found = 0;
+
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, "bump");
+	map = obj_map_fd(t, obj, "elems");
+	if (fd < 0 || map < 0 ||
+	    !KT_OK(t, bpf_obj_get_info_by_fd(map, &minfo, &mlen), "map info"))
+		goto out;
+	info.xlated_prog_len = sizeof(insns);
+	info.xlated_prog_insns = (__u64)(unsigned long)insns;
+	if (!KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "xlated program") ||
+	    !KT_TRUE(t, info.xlated_prog_len <= sizeof(insns), "program fits"))
+		goto out;
+	n = info.xlated_prog_len / sizeof(insns[0]);
+	for (i = 0; i + 2 < n; i++) {
+		const struct bpf_insn *ld = &insns[i];
+
+		if (ld->code != (BPF_LD | BPF_IMM | BPF_DW) || ld->dst_reg != BPF_REG_2 ||
+		    insns[i + 2].code != (BPF_JMP | BPF_CALL))
+			continue;
+		kt_log(t, "insn %u: r2 = src_reg %u imm %u (map id %u) before a call", i,
+		       ld->src_reg, ld->imm, minfo.id);
+		KT_EQ(t, ld->src_reg, BPF_PSEUDO_MAP_FD, "shown as a map");
+		KT_EQ(t, ld->imm, minfo.id, "the map's id");
+		KT_EQ(t, insns[i + 1].imm, 0, "no pointer bits");
+		found++;
+	}
+	KT_EQ(t, found, 1, "map loads into R2 before a call");
+out:
+	bpf_object__close(obj);
+}
+
 static const struct kt_case cases[] = {
 	{ "inline_emitted", KT_BEYOND, inline_emitted },
 	{ "jit_and_interpreter_share", KT_FEATURE, jit_and_interpreter_share },
 	{ "fdinfo_contention", KT_BEYOND, fdinfo_contention },
+	{ "xlated_names_map", KT_BEYOND, xlated_names_map },
 };
 
 int main(int argc, char **argv)
