@@ -107,6 +107,10 @@ static void inline_emitted(struct kt *t, const void *arg)
 		kt_skip(t, "bpf_jit_enable is 0");
 		return;
 	}
+	if (getenv("BPFLOCK_FLAVOUR") && !strcmp(getenv("BPFLOCK_FLAVOUR"), "debug")) {
+		kt_skip(t, "debug kernels keep the helpers (CONFIG_BPF_LOCK_DEBUG)");
+		return;
+	}
 	obj = load(t);
 	if (!obj)
 		return;
