@@ -5,7 +5,7 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-nojit test-debug torture bench bisect-check shell vm-run kernels tests series-check model clean-results
+.PHONY: help deps run test test-nojit test-debug test-kcsan test-debian deb install-test torture bench bisect-check shell vm-run kernels tests series-check model clean-results
 
 help:
 	@echo "bpflock targets:"
@@ -17,6 +17,10 @@ help:
 	@echo "                           run a command in the guest with DIR's files in its cwd"
 	@echo "  make test-nojit          the lock suites on ours with bpf_jit_enable=0 (helpers, not the inline lock)"
 	@echo "  make test-debug          the suite on debug builds (lockdep, KASAN, UBSAN, ...) of stock and ours"
+	@echo "  make test-kcsan          the suite and a 60 s torture on KCSAN builds of stock and ours + race report"
+	@echo "  make test FLAVOUR=debian the suite on ours built from Debian's config and on Debian's own kernel"
+	@echo "  make deb [MODULES=file]  installable linux-image/linux-headers packages of ours in build/deb"
+	@echo "  make install-test        debootstrap a Debian root, dpkg -i our package, boot it from disk, check"
 	@echo "  make torture [SECONDS=60] the torture case alone on stock and ours, for SECONDS"
 	@echo "  make bench [ROUNDS=5]    benchmarks: stock vs ours, interleaved rounds (not a test)"
 	@echo "  make kernels             build the three kernel variants"
@@ -34,9 +38,14 @@ run: deps
 	@$(S)/demo.sh
 
 # `make test` runs all variants unless KERNEL is given on the command line.
+FLAVOUR ?= plain
 test: deps
 ifeq ($(origin KERNEL),command line)
-	@$(S)/test.sh $(KERNEL)
+	@FLAVOUR=$(FLAVOUR) $(S)/test.sh $(KERNEL)
+else ifeq ($(FLAVOUR),debian)
+	@$(MAKE) -s test-debian
+else ifneq ($(FLAVOUR),plain)
+	@FLAVOUR=$(FLAVOUR) $(S)/test.sh stock ours
 else
 	@$(S)/model.sh
 	@$(S)/test.sh stock baseline ours
@@ -60,6 +69,25 @@ bench: deps
 test-debug: deps
 	@FLAVOUR=debug BPFLOCK_SCALE=$${BPFLOCK_SCALE:-20} BPFLOCK_FUZZ_N=$${BPFLOCK_FUZZ_N:-2000} \
 		$(S)/test.sh stock ours
+
+# KCSAN kernels: the suite at a fifth of the iterations plus a longer
+# torture, then every data-race report classified (ours / not ours).
+test-kcsan: deps
+	@rc=0; FLAVOUR=kcsan BPFLOCK_SCALE=$${BPFLOCK_SCALE:-20} BPFLOCK_FUZZ_N=$${BPFLOCK_FUZZ_N:-500} \
+		BPFLOCK_TORTURE_SECONDS=$${BPFLOCK_TORTURE_SECONDS:-60} $(S)/test.sh stock ours || rc=$$?; \
+		$(S)/kcsan-report.sh build/results/kcsan stock ours || rc=1; exit $$rc
+
+# Ours built from Debian's own config (localmodconfig to the guest's
+# modules), and Debian's own binary kernel of the same version as stock
+# (DEBIAN_STOCK=build: stock built like ours instead).
+test-debian: deps
+	@FLAVOUR=debian $(S)/test.sh stock ours
+
+deb:
+	@MODULES=$(MODULES) $(S)/deb.sh ours
+
+install-test:
+	@$(S)/install-test.sh
 
 SECONDS ?= 60
 torture: deps

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the test bed needs (idempotent).
-# usage: scripts/deps.sh
+# usage: scripts/deps.sh [debian]   (debian: also what make deb and the
+#                                   install test need)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,6 +10,9 @@ PACKAGES=(
 	ccache cpio kmod dwarves rsync python3 clang llvm
 	qemu-system-x86 busybox-static zlib1g-dev pkg-config gnuplot-nox spin
 )
+if [ "${1:-}" = debian ]; then
+	PACKAGES+=(linux-config-6.1 dpkg-dev fakeroot debootstrap e2fsprogs xz-utils)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -22,6 +22,7 @@ cp -a "$tests/bin"/. "$root/tests/bin/"
 cp "$tests/demo/demo" "$tests/demo/bench" "$tests/demo/insn_counts" "$root/tests/"
 # The tree's bpftool (tests/bpftool.c); not in bin/, whose files all run as tests.
 install -m 0755 "$tests/sbin/bpftool" "$root/usr/sbin/bpftool"
+install -m 0755 "$tests/sbin/bpflock-check" "$root/usr/sbin/bpflock-check"
 install -m 0755 "$BPFLOCK_ROOT/guest/run-suite.sh" "$root/tests/run-suite.sh"
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >"$output.tmp"
 mv "$output.tmp" "$output"

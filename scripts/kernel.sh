@@ -2,11 +2,12 @@
 # Build one kernel variant from the cached tree and print its bzImage path.
 # Rebuilds only when the tree version, the variant's patches or the config
 # fragments changed (the key); compiles through ccache.
-# usage: scripts/kernel.sh stock|baseline|ours|series-N [plain|debug]
+# usage: scripts/kernel.sh stock|baseline|ours|series-N [plain|debug|kcsan|debian]
+# The debian flavour also builds the modules and prints the same path.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 1 ] || die "usage: scripts/kernel.sh stock|baseline|ours [plain|debug]"
+[ $# -ge 1 ] || die "usage: scripts/kernel.sh stock|baseline|ours [plain|debug|kcsan|debian]"
 variant=$1
 flavour=${2:-plain}
 variant_patch_count "$variant" >/dev/null
@@ -76,7 +77,26 @@ check_config() {
 	fi
 }
 
+# Debian's config, our few changes, then make localmodconfig against the
+# module list: every built-in option stays as Debian has it.
+configure_debian() {
+	mkdir -p "$out"
+	xz -dc "$(debian_config_file)" >"$out/.config"
+	"$tree/scripts/config" --file "$out/.config" \
+		--set-str SYSTEM_TRUSTED_KEYS "" --disable LOCALVERSION_AUTO \
+		--set-str LOCALVERSION "$(debian_localversion "$variant")"
+	make -s -C "$tree" O="$out" olddefconfig >/dev/null
+	module_names "$(debian_modules_file)" >"$out/bpflock.modules"
+	make -s -C "$tree" O="$out" LSMOD="$out/bpflock.modules" localmodconfig </dev/null >/dev/null 2>&1
+	say "debian config: $(grep -c '=y$' "$out/.config") built in, $(grep -c '=m$' "$out/.config") modules ($(wc -l <"$out/bpflock.modules") listed)"
+	check_config
+}
+
 configure() {
+	if [ "$flavour" = debian ]; then
+		configure_debian
+		return
+	fi
 	mkdir -p "$out"
 	make -s -C "$tree" O="$out" tinyconfig >/dev/null
 	# shellcheck disable=SC2046
@@ -100,9 +120,18 @@ prepare_tree
 configure
 say "building kernel $variant/$flavour in $out (ccache, $JOBS jobs; cold: ~10 min)"
 start=$(date +%s)
-make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" \
+targets=(bzImage)
+extra=()
+if [ "$flavour" = debian ]; then
+	# modules too; the build version is the one `make deb` packages with,
+	# so packaging relinks nothing
+	targets+=(modules)
+	pkgver=$(debian_pkgversion "$variant")
+	extra=(KBUILD_BUILD_VERSION="${pkgver##*-}")
+fi
+make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" "${extra[@]}" \
 	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00 UTC" KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
-	bzImage >"$out/build.log" 2>&1 || {
+	"${targets[@]}" >"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2
 	die "kernel $variant/$flavour failed to build; full log: $out/build.log"
 }

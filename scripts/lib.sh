@@ -50,12 +50,55 @@ variant_patches() {
 	esac
 }
 
-# Config fragments of a flavour: plain or debug.
+# Config fragments of a flavour: plain, debug, kcsan or debian (Debian's
+# config with our few changes, not base.config).
 config_fragments() {
-	echo "$BPFLOCK_ROOT/config/base.config"
-	if [ "${1:-plain}" = debug ]; then
-		echo "$BPFLOCK_ROOT/config/debug.config"
+	if [ "${1:-plain}" = debian ]; then
+		echo "$BPFLOCK_ROOT/config/debian.config"
+		return
 	fi
+	echo "$BPFLOCK_ROOT/config/base.config"
+	case "${1:-plain}" in
+	debug) echo "$BPFLOCK_ROOT/config/debug.config" ;;
+	kcsan) echo "$BPFLOCK_ROOT/config/kcsan.config" ;;
+	esac
+}
+
+# The debian flavour starts from Debian's own configuration for the tree
+# version (package linux-config-6.1), not from base.config.
+# DEBIAN_CONFIG picks one of /usr/src/linux-config-6.1/config.*.xz.
+debian_config_file() {
+	local f=/usr/src/linux-config-6.1/config.${DEBIAN_CONFIG:-amd64_none_amd64}.xz
+	[ -f "$f" ] || die "$f is missing: apt-get install linux-config-6.1 (DEBIAN_CONFIG names one of its config.*.xz)"
+	echo "$f"
+}
+
+# The modules the debian flavour keeps (make localmodconfig): the file in
+# BPFLOCK_MODULES, or else the list the QEMU guest and the install test need.
+debian_modules_file() {
+	local f=${BPFLOCK_MODULES:-$BPFLOCK_ROOT/config/debian-guest.modules}
+	[ -f "$f" ] || die "module list $f not found: give an lsmod output or one module per line"
+	echo "$f"
+}
+
+# Module names of a list: lsmod output or one per line, # comments allowed.
+module_names() {
+	sed -e 's/#.*//' "$1" | awk '$1 != "" && $1 != "Module" { print $1 }' | LC_ALL=C sort -u
+}
+
+# Release suffix and Debian package version of a debian-flavour kernel:
+# uname -r says bpflock, and ours carries the series length.
+debian_localversion() {
+	case "$1" in
+	ours) echo "-bpflock" ;;
+	*) echo "-bpflock-$1" ;;
+	esac
+}
+debian_pkgversion() {
+	local base n
+	base=$(installed_version)
+	n=$(variant_patches "$1" | grep -c . || true)
+	echo "${base%%-*}-${base#*-}+bpflock$n"
 }
 
 # Does a patch change the kernel image, not only tools/ (libbpf, bpftool)?
@@ -98,6 +141,11 @@ kernel_key() {
 		# a patch that only changes tools/ does not change the image
 		kernel_patches "$variant" | normalized_patches
 		config_fragments "$flavour" | xargs cat
+		if [ "$flavour" = debian ]; then
+			xz -dc "$(debian_config_file)"
+			module_names "$(debian_modules_file)"
+			debian_localversion "$variant"
+		fi
 		echo "recipe $KERNEL_RECIPE"
 	} | sha256sum | cut -c1-16
 }

@@ -2,6 +2,8 @@
 # Scan a guest console log for kernel splats. Any line matching the deny
 # list and not the allow list fails the scan; so does a missing deny list.
 # usage: scripts/splats.sh CONSOLE.log
+# env:   KCSAN_REPORTS=separate  leave KCSAN's data-race reports out: on the
+#        kcsan flavour scripts/kcsan-report.sh judges them (ours or not)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +26,16 @@ requested_backtraces_out() {
 	     bt && /^ *<\/TASK>/ { bt = 0 }'
 }
 
-hits=$(tr -d '\r' <"$log" | requested_backtraces_out | grep -E -n -f <(patterns "$deny") || true)
+# KCSAN reports run from their "BUG: KCSAN:" line to the closing rule.
+kcsan_reports_out() {
+	if [ "${KCSAN_REPORTS:-fail}" = separate ]; then
+		awk '/BUG: KCSAN: / { k = 1 } { print (k ? "" : $0) } k && /^(\[[^]]*\] *)?=+$/ { k = 0 }'
+	else
+		cat
+	fi
+}
+
+hits=$(tr -d '\r' <"$log" | requested_backtraces_out | kcsan_reports_out | grep -E -n -f <(patterns "$deny") || true)
 if [ -n "$hits" ] && [ -f "$allow" ] && [ -n "$(patterns "$allow")" ]; then
 	hits=$(printf '%s\n' "$hits" | grep -E -v -f <(patterns "$allow") || true)
 fi

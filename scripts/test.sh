@@ -2,7 +2,10 @@
 # Build the kernel variants and the tests, run the suite booted in QEMU on
 # each variant, scan each console for splats, and judge the results.
 # usage: scripts/test.sh [stock|baseline|ours ...]   (default: all three)
-# env:   FLAVOUR=plain|debug   kernel config flavour (default plain)
+# env:   FLAVOUR=plain|debug|kcsan|debian  kernel config flavour (default plain)
+#        DEBIAN_STOCK=binary|build  the debian flavour's stock: Debian's own
+#                              linux-image of the tree version (default), or
+#                              stock built like ours from Debian's config
 #        BPFLOCK_TESTS="a b"    only these test binaries
 #        BPFLOCK_SCALE, BPFLOCK_TORTURE_SECONDS, BPFLOCK_TEST_TIMEOUT,
 #        BPFLOCK_FUZZ_N, BPFLOCK_FUZZ_SEED, BPFLOCK_BIN_TIMEOUT (per binary)
@@ -25,7 +28,11 @@ start=$(date +%s)
 say "linux-source-6.1 $(installed_version) (series tested on $(tested_version)), $flavour kernels"
 declare -A image
 for v in "${variants[@]}"; do
-	image[$v]=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v" "$flavour")
+	if [ "$flavour/$v" = debian/stock ] && [ "${DEBIAN_STOCK:-binary}" = binary ]; then
+		image[$v]=$("$BPFLOCK_ROOT/scripts/debian-kernel.sh")
+	else
+		image[$v]=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v" "$flavour")
+	fi
 done
 tests=$("$BPFLOCK_ROOT/scripts/build-tests.sh")
 
@@ -61,7 +68,8 @@ for v in "${variants[@]}"; do
 	*) say "the $v guest failed (status $rc); console: $results/$v-console.log"; status=1 ;;
 	esac
 	say "$v: guest ran for $(($(date +%s) - t0)) s"
-	if ! "$BPFLOCK_ROOT/scripts/splats.sh" "$results/$v-console.log"; then
+	if ! KCSAN_REPORTS=$([ "$flavour" = kcsan ] && echo separate || echo fail) \
+		"$BPFLOCK_ROOT/scripts/splats.sh" "$results/$v-console.log"; then
 		status=1
 	fi
 	runs+=("$v=$results/$v-results.txt")

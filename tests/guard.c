@@ -19,12 +19,14 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/reboot.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,6 +178,63 @@ static void storm_child(struct storm *s, int seconds)
 static const struct kt_case *guard_cases;
 static int guard_ncases;
 
+static void no_op(int sig)
+{
+}
+
+/* Does a line of FILE contain WORD? */
+static bool file_has(const char *file, const char *word)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, word) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A guest kernel with CONFIG_PARAVIRT under a hypervisor without PV
+ * spinlocks (Debian's config under QEMU TCG) takes contended spin locks
+ * with virt_spin_lock()'s test-and-set loop: the queued slow path, and
+ * lock:contention_begin in it, never run.
+ */
+static bool contention_tp_bypassed(void)
+{
+	return file_has("/proc/cpuinfo", " hypervisor") &&
+	       file_has("/proc/kallsyms", " virt_spin_lock_key");
+}
+
+/*
+ * The results leave through ttyS1, whose transmit interrupt must reach a
+ * CPU that is not stuck when a kernel without the guard deadlocks: CPU 0,
+ * where the NMI storms keep their own thread. With an IO-APIC (Debian's
+ * config) the interrupt may otherwise land on a deadlocked CPU and the
+ * verdict never leaves the guest.
+ */
+static void serial_irq_to_cpu0(void)
+{
+	char path[64];
+	int irq = 0, fd;
+	FILE *f = fopen("/sys/class/tty/ttyS1/irq", "r");
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &irq) != 1)
+		irq = 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
+	fd = open(path, O_WRONLY);
+	if (irq > 0 && fd >= 0 && write(fd, "0", 1) != 1)
+		perror(path);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void deadlock_poweroff(const char *name)
 {
 	int fd = open("/dev/ttyS1", O_WRONLY);
@@ -199,6 +258,15 @@ static void deadlock_poweroff(const char *name)
 	fflush(stdout);
 	if (fd >= 0 && write(fd, line, len) < 0)
 		perror("ttyS1");
+	/*
+	 * The line must leave the UART before the reset: a write only fills
+	 * the tty buffer. Bounded, since the interrupt may be due on a stuck CPU.
+	 */
+	signal(SIGALRM, no_op);
+	alarm(2);
+	if (fd >= 0)
+		tcdrain(fd);
+	alarm(0);
 	sync();
 	/*
 	 * sysrq 'b' restarts at once (QEMU's -no-reboot ends the guest): an
@@ -362,6 +430,11 @@ static void guard_storm(struct kt *t, const void *arg)
 	misses = recursion_misses(obj_prog_fd(t, obj, c->tracer));
 	runs = c->second ? st.bucket_runs :
 	       c->sysrq ? (c->locks ? st.nmi_runs : st.plain_runs) : st.cont_runs;
+	if (!c->sysrq && !c->second && runs + misses == 0 && contention_tp_bypassed()) {
+		kt_skip(t, "contention_begin never fired in %ld tc runs: this kernel's spin locks take virt_spin_lock()'s test-and-set path under a hypervisor",
+			s->tc_runs);
+		goto out;
+	}
 	kt_log(t, "%ld s, %d tc threads: %ld tc runs x %d, %ld sysrq, tracer ran %ld times, skipped %ld",
 	       (long)seconds, s->threads, s->tc_runs, REPEAT, s->nmis, runs, misses);
 	if (c->second) {
@@ -415,6 +488,7 @@ int main(int argc, char **argv)
 		{ "nmi_storm", KT_BEYOND, guard_storm, &nmi_lock },
 	};
 
+	serial_irq_to_cpu0();
 	guard_cases = cases;
 	guard_ncases = KT_ARRAY_SIZE(cases);
 	return kt_main(argc, argv, "guard", cases, KT_ARRAY_SIZE(cases));
