@@ -301,6 +301,15 @@ static void shared_element(struct kt *t, const void *arg)
 
 	if (ncpu > MAX_CPUS)
 		ncpu = MAX_CPUS;
+	if ((kinds & GETPGID_KINDS) && !kernel_has_error_injection()) {
+		kinds &= ~GETPGID_KINDS;
+		r.kinds = kinds;
+		if (!kinds) {
+			kt_skip(t, "no error-injection list in this kernel (CONFIG_FUNCTION_ERROR_INJECTION off, as in Debian's config): fentry.s/fexit.s/fmod_ret.s attach nowhere");
+			return;
+		}
+		kt_log(t, "no error-injection list: fentry.s, fexit.s and fmod_ret.s left out");
+	}
 	for (k = 0; k < NR_KINDS; k++)
 		if (kinds & 1u << k)
 			names[n++] = prog_of[k];

@@ -72,6 +72,9 @@ int annotated_cases(const struct embedded_obj *o, struct kt_case **cases);
 /* Does a verifier line (not a quoted source line) of the log hold msg? */
 bool log_has(const char *log, const char *msg);
 
+/* Does the kernel have an error-injection list (fentry.s targets)? */
+bool kernel_has_error_injection(void);
+
 /* Load a program of an object with a log, for custom verdict checks. */
 int load_one_logged(const struct embedded_obj *o, const char *prog,
 		    int (*prepare)(struct bpf_object *obj, void *ctx), void *ctx,

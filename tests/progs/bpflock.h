@@ -31,6 +31,12 @@
 #define __beyond	__expect("kind=beyond")
 /* loaded, not run: BPF_PROG_TEST_RUN cannot run the program's type */
 #define __load_only	__expect("load_only")
+/*
+ * Needs the kernel's error-injection list (CONFIG_FUNCTION_ERROR_INJECTION):
+ * fentry.s, fexit.s and fmod_ret.s attach only to functions on it. Debian's
+ * config has it off; such a case is skipped there, on every variant.
+ */
+#define __needs_error_injection	__expect("needs=error_injection")
 
 char _license[] SEC("license") = "GPL";
 

@@ -111,7 +111,7 @@ int tc_bump(struct __sk_buff *skb)
 }
 
 /* run by tests/sleepable.c; loads on ours only */
-SEC("fentry.s/__x64_sys_getpgid") __beyond __success __load_only
+SEC("fentry.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
 int fentry_s_bump(void *ctx)
 {
 	if (from_test())
@@ -119,7 +119,7 @@ int fentry_s_bump(void *ctx)
 	return 0;
 }
 
-SEC("fexit.s/__x64_sys_getpgid") __beyond __success __load_only
+SEC("fexit.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
 int fexit_s_bump(void *ctx)
 {
 	if (from_test())
@@ -128,7 +128,7 @@ int fexit_s_bump(void *ctx)
 }
 
 /* returns 0: getpgid() runs and returns as usual */
-SEC("fmod_ret.s/__x64_sys_getpgid") __beyond __success __load_only
+SEC("fmod_ret.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
 int fmod_ret_s_bump(void *ctx)
 {
 	if (from_test())
@@ -208,7 +208,7 @@ int copy_under_lock_syscall(struct copy_ctx *ctx)
 	return 0;
 }
 
-SEC("fentry.s/__x64_sys_getpgid") __beyond __failure __errno(EINVAL)
+SEC("fentry.s/__x64_sys_getpgid") __needs_error_injection __beyond __failure __errno(EINVAL)
 __msg("function calls are not allowed while holding a lock: bpf_copy_from_user#148 is not one of")
 int copy_under_lock_fentry(void *ctx)
 {

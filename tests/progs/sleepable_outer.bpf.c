@@ -94,7 +94,7 @@ int outer_lock_syscall(struct copy_ctx *ctx)
 	return inner_add(inner, n) ? 4 : 0;
 }
 
-SEC("fentry.s/__x64_sys_getpgid") __beyond __success __load_only
+SEC("fentry.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
 int outer_lock_fentry_s(void *ctx)
 {
 	outer_add(1);
