@@ -74,7 +74,7 @@ test-debug: deps
 # torture, then every data-race report classified (ours / not ours).
 test-kcsan: deps
 	@rc=0; FLAVOUR=kcsan BPFLOCK_SCALE=$${BPFLOCK_SCALE:-20} BPFLOCK_FUZZ_N=$${BPFLOCK_FUZZ_N:-500} \
-		BPFLOCK_TORTURE_SECONDS=$${BPFLOCK_TORTURE_SECONDS:-60} $(S)/test.sh stock ours || rc=$$?; \
+		BPFLOCK_TORTURE_SECONDS=$${BPFLOCK_TORTURE_SECONDS:-60} VM_TIMEOUT=$${VM_TIMEOUT:-3600} $(S)/test.sh stock ours || rc=$$?; \
 		$(S)/kcsan-report.sh build/results/kcsan stock ours || rc=1; exit $$rc
 
 # Ours built from Debian's own config (localmodconfig to the guest's

@@ -36,13 +36,13 @@ image=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" debian)
 out=$(dirname "$(dirname "$(dirname "$(dirname "$image")")")")
 tree=$(dirname "$out")
 pkgver=$(debian_pkgversion "$variant")
-release=$(make -s -C "$tree" O="$out" kernelrelease)
+release=$(make -s -C "$tree" O="$out" LOCALVERSION= kernelrelease)
 say "packaging $release as $pkgver"
 rm -f "$tree"/*.deb "$tree"/*.buildinfo "$tree"/*.changes
 # Same flags as scripts/kernel.sh's build, so packaging compiles nothing.
 make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" \
 	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00 UTC" KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
-	KDEB_PKGVERSION="$pkgver" KDEB_COMPRESS=gzip bindeb-pkg >"$out/deb.log" 2>&1 || {
+	LOCALVERSION= KDEB_PKGVERSION="$pkgver" KDEB_COMPRESS=gzip bindeb-pkg >"$out/deb.log" 2>&1 || {
 	tail -n 30 "$out/deb.log" >&2
 	die "make bindeb-pkg failed; full log: $out/deb.log"
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Classify the KCSAN data-race reports of a `make test-kcsan` run. A report
-# is "ours" when either racing access sits (inlined or not) in a file the
-# series changes; the same files are checked on stock, so the two columns
-# compare like with like. Writes RESULTS/kcsan-races.txt; fails when ours
+# is "SERIES" when one of the top three frames of either racing access
+# (inlined functions included) is a function the series adds or changes;
+# the same functions are looked for on stock, so the columns compare like
+# with like. Writes RESULTS/kcsan-races.txt; fails when ours
 # has a report in the series' files (fix it or mark the access, with
 # data_race()/READ_ONCE() and a comment saying why it is benign).
 # usage: scripts/kcsan-report.sh RESULTS_DIR VARIANT...
@@ -14,36 +15,47 @@ results=$1
 shift
 ver=$(installed_version)
 ours_tree=$BPFLOCK_CACHE/trees/$ver/ours
-# The kernel files of the series (tools/ and Documentation/ aside).
-series_files=$(git -C "$ours_tree" diff --name-only base..HEAD -- . ':!tools' ':!Documentation')
+# The functions the series adds or changes: every definition inside the
+# series' hunks, widened to whole functions (git diff -W).
+series_funcs=$(git -C "$ours_tree" diff -W base..HEAD -- . ':!tools' ':!Documentation' |
+	grep -E '^[ +-](static |void|int|bool|u32|u64|long|struct|unsigned|enum|const|notrace|noinline|__always|BPF_CALL|NOTRACE_BPF_CALL|inline)' |
+	grep -v ';[[:space:]]*$' | sed -E 's/^[ +-]//; s/^(NOTRACE_)?BPF_CALL_[0-9]\(([A-Za-z0-9_]+).*/x \2/; s/\(.*//' |
+	awk '{ print $NF }' | tr -d '*' | LC_ALL=C sort -u)
 out=$results/kcsan-races.txt
 
-# One line per report: "func_a / func_b<TAB>frame of access 1<TAB>frame 2".
+# One line per report: "race<TAB>frames of access 1<TAB>frames of access 2",
+# each the top three frames joined by spaces ("-": unknown origin).
 reports() {
 	tr -d '\r' <"$1" | sed -e 's/^\[[^]]*\] *//' | awk '
-		/^BUG: KCSAN: / { sig = $0; sub(/^BUG: KCSAN: [a-z-]* in /, "", sig); n = 0; want = 0; next }
-		sig != "" && /^(read|write).* by (task|interrupt)/ { want = 1; next }
-		sig != "" && want && /^ *[A-Za-z_][A-Za-z0-9_.]*\+0x/ { fr[++n] = $1; want = 0; next }
+		/^BUG: KCSAN: / { sig = $0; sub(/^BUG: KCSAN: [a-z-]* in /, "", sig); n = 0; k = 0; fr[1] = fr[2] = "-"; next }
+		sig != "" && /^(race at unknown origin, with )?(read|write).* by (task|interrupt)/ { n++; k = 0; next }
+		sig != "" && n && k < 3 && /^ *[A-Za-z_][A-Za-z0-9_.]*\+0x/ {
+			fr[n] = (k ? fr[n] " " : "") $1; k++; next
+		}
+		sig != "" && /^$/ { k = 3 }
 		sig != "" && /^Reported by Kernel Concurrency Sanitizer/ {
-			printf "%s\t%s\t%s\n", sig, fr[1], (n > 1 ? fr[2] : "-"); sig = ""
+			printf "%s\t%s\t%s\n", sig, fr[1], fr[2]; sig = ""
 		}'
 }
 
-# file:line of a frame "func+0xoff/0xsize", innermost inline first, via the
-# kernel's own faddr2line on the vmlinux that ran.
-where() {
-	local vmlinux=$1 frame=$2
-	[ "$frame" != - ] || { echo "-"; return; }
-	"$ours_tree/scripts/faddr2line" "$vmlinux" "$frame" 2>/dev/null |
-		sed -n 's|^.*at \(.*\)$|\1|p' | sed "s|^$BPFLOCK_CACHE/trees/$ver/[a-z]*/||; s|^\.\./||" |
-		head -n 3 | paste -sd' ' -
+# "function@file:line" for each frame "func+0xoff/0xsize" and the functions
+# inlined into it at that address, via the kernel's own faddr2line on the
+# vmlinux that ran.
+resolve() {
+	local vmlinux=$1 frame
+	shift
+	for frame in "$@"; do
+		[ "$frame" != - ] || continue
+		"$ours_tree/scripts/faddr2line" "$vmlinux" "$frame" 2>/dev/null |
+			sed -n 's|^\(.*(inlined by) \)\{0,1\}\([A-Za-z0-9_.]*\) at \([^ ]*\).*|\2@\3|p' |
+			sed "s|@$BPFLOCK_CACHE/trees/$ver/[a-z]*/|@|; s|@\.\./|@|"
+	done
 }
 
-is_ours() {
-	local loc f
-	for loc in $1; do
-		f=${loc%%:*}
-		if printf '%s\n' "$series_files" | grep -qx -- "$f"; then
+in_series() {
+	local loc
+	for loc in "$@"; do
+		if printf '%s\n' "$series_funcs" | grep -qx -- "${loc%%@*}"; then
 			return 0
 		fi
 	done
@@ -53,7 +65,7 @@ is_ours() {
 status=0
 {
 	echo "# KCSAN data-race reports of $(date -u +%F) (reports are rate-limited: KCSAN_REPORT_ONCE_IN_MS=3000)"
-	echo "# columns: variant, reports, in the series' files?, race, where access 1 | where access 2"
+	echo "# columns: variant, reports, SERIES (a function the series adds or changes is in the top frames) or other, race, innermost frame of access 1 | of access 2"
 	for v in "$@"; do
 		log=$results/$v-console.log
 		vmlinux=$BPFLOCK_CACHE/trees/$ver/$v/.out-kcsan/vmlinux
@@ -61,10 +73,14 @@ status=0
 		[ -f "$vmlinux" ] || die "no $vmlinux: scripts/kernel.sh $v kcsan"
 		n=0
 		while IFS=$'\t' read -r count sig f1 f2; do
-			w1=$(where "$vmlinux" "$f1")
-			w2=$(where "$vmlinux" "$f2")
+			# shellcheck disable=SC2086
+			mapfile -t l1 < <(resolve "$vmlinux" $f1)
+			# shellcheck disable=SC2086
+			mapfile -t l2 < <(resolve "$vmlinux" $f2)
+			w1=${l1[0]:--}
+			w2=${l2[0]:--}
 			mark=other
-			if is_ours "$w1 $w2"; then
+			if in_series "${l1[@]}" "${l2[@]}"; then
 				mark=SERIES
 				[ "$v" != ours ] || status=1
 			fi

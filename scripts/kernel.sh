@@ -127,7 +127,8 @@ if [ "$flavour" = debian ]; then
 	# so packaging relinks nothing
 	targets+=(modules)
 	pkgver=$(debian_pkgversion "$variant")
-	extra=(KBUILD_BUILD_VERSION="${pkgver##*-}")
+	# LOCALVERSION= (empty, not unset): no "+" after the release
+	extra=(KBUILD_BUILD_VERSION="${pkgver##*-}" LOCALVERSION=)
 fi
 make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" "${extra[@]}" \
 	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00 UTC" KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
