@@ -52,6 +52,19 @@ resolve() {
 	done
 }
 
+# The first two distinct functions of a resolved frame list: "f@file:line < caller".
+chain() {
+	[ $# -gt 0 ] || { echo -; return; }
+	local first=$1 loc
+	for loc in "$@"; do
+		if [ "${loc%%@*}" != "${first%%@*}" ]; then
+			echo "$first < ${loc%%@*}"
+			return
+		fi
+	done
+	echo "$first"
+}
+
 in_series() {
 	local loc
 	for loc in "$@"; do
@@ -65,7 +78,7 @@ in_series() {
 status=0
 {
 	echo "# KCSAN data-race reports of $(date -u +%F) (reports are rate-limited: KCSAN_REPORT_ONCE_IN_MS=3000)"
-	echo "# columns: variant, reports, SERIES (a function the series adds or changes is in the top frames) or other, race, innermost frame of access 1 | of access 2"
+	echo "# columns: variant, reports, SERIES (a function the series adds or changes is in the top frames) or other, race, innermost frame of access 1 (< its caller) | of access 2"
 	for v in "$@"; do
 		log=$results/$v-console.log
 		vmlinux=$BPFLOCK_CACHE/trees/$ver/$v/.out-kcsan/vmlinux
@@ -77,8 +90,8 @@ status=0
 			mapfile -t l1 < <(resolve "$vmlinux" $f1)
 			# shellcheck disable=SC2086
 			mapfile -t l2 < <(resolve "$vmlinux" $f2)
-			w1=${l1[0]:--}
-			w2=${l2[0]:--}
+			w1=$(chain "${l1[@]}")
+			w2=$(chain "${l2[@]}")
 			mark=other
 			if in_series "${l1[@]}" "${l2[@]}"; then
 				mark=SERIES

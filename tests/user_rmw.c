@@ -669,12 +669,25 @@ static void *churn_delete(void *arg)
 	return NULL;
 }
 
+static bool both_ran(struct churn *c, int n)
+{
+	long ok = 0, deletes = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ok += __atomic_load_n(&c[i].ok, __ATOMIC_RELAXED);
+		deletes += __atomic_load_n(&c[i].deletes, __ATOMIC_RELAXED);
+	}
+	return ok > 0 && deletes > 0;
+}
+
 /* Adds while the element is deleted and re-inserted under them. */
 static void concurrent_delete(struct kt *t, const void *arg)
 {
 	struct churn c[MAX_CPUS];
 	pthread_t th[MAX_CPUS];
 	long ok = 0, gone = 0, other = 0, deletes = 0;
+	int waited;
 	volatile int stop = 0;
 	struct setup s = {};
 	struct rval v;
@@ -688,6 +701,13 @@ static void concurrent_delete(struct kt *t, const void *arg)
 		pthread_create(&th[i], NULL, i ? churn_add : churn_delete, &c[i]);
 	}
 	usleep(kt_scaled(2000) * 1000);
+	/*
+	 * Then until both sides have run (at most 30 s more): on slow kernels
+	 * (KCSAN under TCG) the first add, which loads its program, took
+	 * longer than a small BPFLOCK_SCALE's run.
+	 */
+	for (waited = 0; waited < 300 && !both_ran(c, n); waited++)
+		usleep(100 * 1000);
 	stop = 1;
 	for (i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
