@@ -29,14 +29,16 @@ base=$work/base-$suite
 start=$(date +%s)
 
 # The debootstrap root is kept between runs; every run installs into a copy.
-if [ ! -f "$base/.bpflock-ready" ]; then
+# Debian's linux-image packages depend on linux-base.
+include=initramfs-tools,kmod,udev,linux-base
+if [ "$(cat "$base/.bpflock-ready" 2>/dev/null)" != "$include" ]; then
 	say "debootstrap $suite from $mirror into $base (~5 min)"
 	rm -rf "$base"
 	mkdir -p "$work"
-	debootstrap --variant=minbase --include=initramfs-tools,kmod,udev \
+	debootstrap --variant=minbase --include="$include" \
 		"$suite" "$base" "$mirror" >"$work/debootstrap.log" 2>&1 ||
 		die "debootstrap failed; log: $work/debootstrap.log"
-	touch "$base/.bpflock-ready"
+	echo "$include" >"$base/.bpflock-ready"
 fi
 
 mounted=()
@@ -101,7 +103,7 @@ boot_disk() {
 		-smp 4 -m 2G -nographic -no-reboot \
 		-kernel "$root/boot/vmlinuz-$rel" -initrd "$root/boot/initrd.img-$rel" \
 		-drive "file=$work/$name.img,if=virtio,format=raw" \
-		-append "root=LABEL=root rw console=ttyS0 panic=-1 init=/usr/local/sbin/bpflock-install-init" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 init=/usr/local/sbin/bpflock-install-init" \
 		</dev/null >"$log" 2>&1 || true
 	grep -a '^install-test:\|^bpflock-check:' "$log" | tr -d '\r' >&2 || true
 	sed -n 's/^install-test: bpflock-check status \([0-9]*\).*/\1/p' "$log" | tr -d '\r' | tail -n 1

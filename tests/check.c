@@ -43,15 +43,22 @@ static void *runner(void *arg)
 	return NULL;
 }
 
-/* The verifier's reason: the last non-empty line of its log. */
+/* The verifier's reason: its log's last line other than the statistics. */
 static const char *last_line(char *log)
 {
-	char *end = log + strlen(log), *p;
+	char *p;
 
-	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
-		*--end = '\0';
-	p = strrchr(log, '\n');
-	return p ? p + 1 : log;
+	for (;;) {
+		size_t len = strlen(log);
+
+		while (len && (log[len - 1] == '\n' || log[len - 1] == ' '))
+			log[--len] = '\0';
+		p = strrchr(log, '\n');
+		p = p ? p + 1 : log;
+		if (p == log || (strncmp(p, "processed ", 10) && strncmp(p, "verification time", 17)))
+			return p;
+		*p = '\0';
+	}
 }
 
 int main(int argc, char **argv)
