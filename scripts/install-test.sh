@@ -32,7 +32,7 @@ start=$(date +%s)
 # Debian's linux-image packages depend on linux-base.
 include=initramfs-tools,kmod,udev,linux-base
 if [ "$(cat "$base/.bpflock-ready" 2>/dev/null)" != "$include" ]; then
-	say "debootstrap $suite from $mirror into $base (~5 min)"
+	say "debootstrap $suite from $mirror into $base (~2 min)"
 	rm -rf "$base"
 	mkdir -p "$work"
 	debootstrap --variant=minbase --include="$include" \
