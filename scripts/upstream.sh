@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# The regression gate: the tree's own BPF selftests (test_verifier,
+# veristat over every selftest object, test_maps, test_progs), built once
+# from the stock tree and run booted on stock and on ours; every
+# difference not listed in tests/upstream/differences.txt fails the run.
+# usage: scripts/upstream.sh [--full] [--build-only] [--parallel] [SUITE...]
+#   --full        all of test_progs (make test-upstream); default: the tests
+#                 named in tests/upstream/progs.list (make test)
+#   --build-only  build (or check the cache) and print the cache directory
+#   --parallel    boot stock's and ours's guests at the same time
+#   SUITE         test_verifier veristat test_maps test_progs (default: all)
+# env: UPSTREAM_KERNELS ("stock ours"), VM_CPUS, UPSTREAM_PROGS_TIMEOUT
+# Results: build/results/upstream/ (summary.txt, veristat.md, veristat.csv)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+full=0 build_only=0 parallel=${UPSTREAM_PARALLEL:-0} suites=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--full) full=1 ;;
+	--build-only) build_only=1 ;;
+	--parallel) parallel=1 ;;
+	test_verifier | veristat | test_maps | test_progs) suites+=("$1") ;;
+	*) die "usage: scripts/upstream.sh [--full] [--build-only] [--parallel] [test_verifier|veristat|test_maps|test_progs ...]" ;;
+	esac
+	shift
+done
+[ ${#suites[@]} -gt 0 ] || suites=(test_verifier veristat test_maps test_progs)
+read -r -a kernels <<<"${UPSTREAM_KERNELS:-stock ours}"
+
+# Bump when this script changes what it builds (flags, targets, pruning).
+UPSTREAM_RECIPE=1
+UP=$BPFLOCK_ROOT/tests/upstream
+ver=$(installed_version)
+cache=$BPFLOCK_CACHE/upstream/$ver
+src=$cache/src
+st=$src/tools/testing/selftests/bpf
+out=$cache/out
+results=$BPFLOCK_ROOT/build/results/upstream
+
+# Debian's clang-14 (the selftests' BPF compiler), lld for urandom_read.
+need_packages() {
+	local p missing=()
+	for p in clang-14 llvm-14 lld-14 lld libelf-dev zlib1g-dev libssl-dev rsync python3; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run: sudo apt-get install ${missing[*]}"
+	say "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		die "apt-get install failed for: ${missing[*]} (apt-get update first?)"
+}
+
+# The selftests' source: the stock tree is linux-source-6.1 with no patch,
+# commit 'base' of the source repository; its tools/ (and what tools/
+# builds from: scripts/, kernel/bpf/disasm.c, include/) are exported once
+# per tree version into the cache, where the build may write (generated
+# tests.h, pruned sources) without touching the kernel trees.
+make_source() {
+	local repo commit
+	repo=$("$BPFLOCK_ROOT/scripts/source.sh")
+	commit=$(git -C "$repo" rev-parse base)
+	if [ "$(cat "$cache/.recipe" 2>/dev/null)" != "$commit $UPSTREAM_RECIPE" ]; then
+		say "exporting the stock tree's tools/ into $src"
+		rm -rf "$src" "$out" "$cache/pruned.txt"
+		mkdir -p "$src"
+		git -C "$repo" archive base tools scripts kernel/bpf include arch/x86/include Makefile |
+			tar -x -C "$src"
+		mkdir -p "$out"
+		echo "$commit $UPSTREAM_RECIPE" >"$cache/.recipe"
+	fi
+}
+
+# The selftests' Makefile, with our additions (extra.mk), static binaries
+# for the busybox guest.
+selftests_make() {
+	make -C "$st" -f Makefile -f "$UP/extra.mk" -j"$JOBS" OUTPUT="$out" \
+		VMLINUX_BTF="$cache/vmlinux.btf" KDIR="$stock_build" \
+		CLANG=clang-14 LLC=llc-14 LLVM_STRIP=llvm-strip-14 \
+		LDLIBS="-static -lelf -lz -lrt -lpthread" "$@"
+}
+
+# Every progs/*.c into $out/NAME.bpf.o; the ones clang-14 cannot compile
+# (and the tests that need them) move out of the build, listed in pruned.txt.
+compile_progs() {
+	local targets=() f n
+	for f in "$st"/progs/*.c; do
+		n=$(basename "$f" .c)
+		targets+=("$out/$n.bpf.o")
+	done
+	say "compiling ${#targets[@]} progs/*.c with clang-14 (cold: a few minutes)"
+	selftests_make -k "${targets[@]}" >"$cache/progs-build.log" 2>&1 || true
+	[ -f "$cache/pruned.txt" ] || : >"$cache/pruned.txt"
+	for f in "$st"/progs/*.c; do
+		n=$(basename "$f" .c)
+		[ -f "$out/$n.bpf.o" ] && continue
+		mkdir -p "$st/pruned/progs"
+		mv "$f" "$st/pruned/progs/"
+		printf 'progs/%s.c\tdoes not compile with clang-14 (see %s)\n' "$n" "$cache/progs-build.log" >>"$cache/pruned.txt"
+		# the runtime tests that use its skeleton or its object
+		local t
+		for t in $(grep -lE "\b$n\.(skel|lskel|subskel)\.h|[\"/]$n\.bpf\.o\"" "$st"/prog_tests/*.c "$st"/map_tests/*.c 2>/dev/null); do
+			mkdir -p "$st/pruned/$(basename "$(dirname "$t")")"
+			mv "$t" "$st/pruned/$(basename "$(dirname "$t")")/"
+			printf '%s/%s\tneeds progs/%s.c\n' "$(basename "$(dirname "$t")")" "$(basename "$t")" "$n" >>"$cache/pruned.txt"
+		done
+	done
+}
+
+build() {
+	need_packages
+	make_source
+	local img
+	img=$("$BPFLOCK_ROOT/scripts/kernel.sh" stock)
+	stock_build=$(cd "$(dirname "$img")/../../.." && pwd)
+	[ -f "$stock_build/vmlinux" ] || die "no $stock_build/vmlinux: rebuild stock (scripts/kernel.sh stock)"
+	# vmlinux.h comes from stock's BTF; a copy of it, replaced only when it
+	# changed, so that make rebuilds the objects only then
+	llvm-objcopy-14 --dump-section .BTF="$cache/vmlinux.btf.new" "$stock_build/vmlinux" /dev/null ||
+		die "stock's vmlinux has no .BTF section: CONFIG_DEBUG_INFO_BTF is required"
+	if cmp -s "$cache/vmlinux.btf.new" "$cache/vmlinux.btf"; then
+		rm "$cache/vmlinux.btf.new"
+	else
+		mv "$cache/vmlinux.btf.new" "$cache/vmlinux.btf"
+	fi
+	local t0=$(date +%s)
+	say "building the selftests' tools (libbpf, bpftool, test_verifier, veristat)"
+	selftests_make "$out/test_verifier" "$out/veristat" "$out/tools/sbin/bpftool" \
+		>"$cache/tools-build.log" 2>&1 || { tail -n 30 "$cache/tools-build.log" >&2; die "selftests tools failed to build; log: $cache/tools-build.log"; }
+	compile_progs
+	say "building test_progs and test_maps_one (test_progs' bpf_testmod against $stock_build)"
+	selftests_make "$out/test_progs" "$out/test_maps_one" >"$cache/runners-build.log" 2>&1 ||
+		{ tail -n 30 "$cache/runners-build.log" >&2; die "test_progs/test_maps_one failed to build; log: $cache/runners-build.log"; }
+	say "selftests built in $(($(date +%s) - t0)) s; $(ls "$out"/*.bpf.o | wc -l) objects, $(grep -c '^progs/' "$cache/pruned.txt" || true) sources left out"
+}
+
+build
+if [ "$build_only" -eq 1 ]; then
+	echo "$cache"
+	exit 0
+fi
+
+# bpf_testmod.ko for one kernel: the stock tree's module source built
+# against that kernel's build directory (module BTF is split BTF on the
+# kernel's own vmlinux BTF, so one module does not load on both kernels).
+build_testmod() {
+	local v=$1 img build dir key
+	img=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v")
+	build=$(cd "$(dirname "$img")/../../.." && pwd)
+	dir=$cache/testmod/$v
+	key=$(kernel_key "$v" plain)
+	if [ -f "$dir/bpf_testmod.ko" ] && [ "$(cat "$dir/.key" 2>/dev/null)" = "$key" ]; then
+		return
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$st"/bpf_testmod/*.[ch] "$st/bpf_testmod/Makefile" "$dir/"
+	make -C "$build" M="$dir" -j"$JOBS" modules >"$dir/build.log" 2>&1 ||
+		{ tail -n 20 "$dir/build.log" >&2; die "bpf_testmod does not build against $build; log: $dir/build.log"; }
+	echo "$key" >"$dir/.key"
+}
+
+# What the guests get in /bpflock: the binaries (debug info stripped,
+# symbols kept: uprobe tests look up test_progs' own functions), every
+# object, test_progs' extra files, and the loader and libraries of the
+# two dynamic helpers (urandom_read, liburandom_read.so) under rootfs/.
+make_ship() {
+	local ship=$cache/ship f lib
+	if [ -f "$ship/.done" ] && [ -z "$(find "$out" -maxdepth 1 -newer "$ship/.done" -print -quit)" ] &&
+		[ -z "$(find "$UP" -newer "$ship/.done" -print -quit)" ]; then
+		return
+	fi
+	say "packing the guests' files"
+	rm -rf "$ship"
+	mkdir -p "$ship/rootfs"
+	for f in test_verifier veristat test_maps_one test_progs urandom_read xdp_synproxy sign-file; do
+		strip --strip-debug -o "$ship/$f" "$out/$f"
+	done
+	cp "$out"/*.bpf.o "$out"/liburandom_read.so "$st"/ima_setup.sh "$st"/verify_sig_setup.sh "$ship/"
+	cp "$st"/progs/btf_dump_test_case_*.c "$ship/" 2>/dev/null || true
+	for lib in $(ldd "$out/urandom_read" "$out/sign-file" | awk '/=> \//{ print $3 } /^\t\/[^ ]*ld-linux/{ print $1 }' | sort -u); do
+		mkdir -p "$ship/rootfs$(dirname "$lib")"
+		cp -L "$lib" "$ship/rootfs$lib"
+	done
+	install -m 0755 "$UP/guest.sh" "$ship/guest.sh"
+	cp "$UP/progs.list" "$ship/progs.list"
+	touch "$ship/.done"
+}
+
+# One guest per kernel: the common files hard-linked, plus the kernel's
+# own bpf_testmod.ko and .config.
+run_guest() {
+	local v=$1 img run t0 rc=0
+	img=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v")
+	run=$cache/run/$v
+	rm -rf "$run"
+	mkdir -p "$(dirname "$run")"
+	cp -al "$cache/ship" "$run"
+	cp "$cache/testmod/$v/bpf_testmod.ko" "$run/"
+	cp "$(dirname "$img")/../../../.config" "$run/kconfig"
+	t0=$(date +%s)
+	"$BPFLOCK_ROOT/scripts/vm.sh" --kernel "$img" --initrd "$tests/initramfs.cpio" --name "$v" \
+		--add "$run" --cmd "$guest_env sh ./guest.sh ${suites[*]}" \
+		--timeout "$vm_timeout" --log "$results/$v-console.log" --out "$results/$v-raw.txt" \
+		$([ -n "${VERBOSE:-}" ] || echo --quiet) || rc=$?
+	say "$v: guest ran for $(($(date +%s) - t0)) s (status $rc)"
+	rm -rf "$run"
+	return $rc
+}
+
+start=$(date +%s)
+for v in "${kernels[@]}"; do
+	build_testmod "$v"
+done
+make_ship
+tests=$("$BPFLOCK_ROOT/scripts/build-tests.sh")
+mkdir -p "$results"
+progs=list vm_timeout=${UPSTREAM_VM_TIMEOUT:-3600}
+if [ "$full" -eq 1 ]; then
+	progs=all vm_timeout=${UPSTREAM_VM_TIMEOUT:-10800}
+	UPSTREAM_PROGS_TIMEOUT=${UPSTREAM_PROGS_TIMEOUT:-9000}
+fi
+guest_env="UPSTREAM_PROGS=$progs"
+for e in UPSTREAM_PROGS_TIMEOUT UPSTREAM_MAP_TIMEOUT UPSTREAM_JOBS; do
+	[ -z "${!e:-}" ] || guest_env+=" $e=${!e}"
+done
+status=0
+if [ "$parallel" -eq 1 ]; then
+	say "running ${suites[*]} on ${kernels[*]} at the same time"
+	pids=()
+	for v in "${kernels[@]}"; do
+		run_guest "$v" & pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || status=1
+	done
+else
+	for v in "${kernels[@]}"; do
+		say "running ${suites[*]} on $v"
+		run_guest "$v" || status=1
+	done
+fi
+for v in "${kernels[@]}"; do
+	if ! "$BPFLOCK_ROOT/scripts/splats.sh" "$results/$v-console.log"; then
+		say "kernel splat on $v: $results/$v-console.log"
+		status=1
+	fi
+done
+python3 "$UP/compare.py" "$results/stock-raw.txt" "$results/ours-raw.txt" \
+	"$UP/differences.txt" "$results" || status=1
+say "upstream gate took $(($(date +%s) - start)) s; results in $results"
+exit $status

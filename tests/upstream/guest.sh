@@ -1,0 +1,105 @@
+#!/bin/sh
+# Runs in the guest (scripts/upstream.sh ships it with the binaries and
+# objects in /bpflock): the tree's own BPF selftests, each suite's raw
+# output on /dev/ttyS1 between "@@BEGIN suite" and "@@END suite rc=N
+# secs=N" lines; the host judges them (tests/upstream/compare.py).
+# usage: guest.sh SUITE...   SUITE: test_verifier veristat test_maps
+#                            test_progs (the tests in progs.list, or all
+#                            of them when UPSTREAM_PROGS=all)
+# env: UPSTREAM_JOBS (veristat processes, default: CPUs),
+#      UPSTREAM_MAP_TIMEOUT (s per test_maps test, default 300),
+#      UPSTREAM_PROGS_TIMEOUT (s for test_progs, default 2400)
+cd /bpflock || exit 1
+out=/dev/ttyS1
+# libbpf resolves __kconfig externs from /boot/config-$(uname -r)
+mkdir -p /boot && cp kconfig "/boot/config-$(uname -r)"
+# urandom_read and its library are dynamic: their loader and libc
+[ ! -d rootfs ] || cp -a rootfs/. /
+# test_progs' tests write to debugfs (kprobe_multi, trace_printk)
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ulimit -l unlimited 2>/dev/null
+
+now() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
+note() { echo "bpflock-upstream: $*"; }
+
+begin() {
+	t0=$(now)
+	note "$1 starts"
+	echo "@@BEGIN $1" >$out
+}
+end() {
+	echo "@@END $1 rc=$2 secs=$(($(now) - t0))" >$out
+	note "$1 done: status $2 in $(($(now) - t0)) s"
+}
+
+suite_test_verifier() {
+	# as root it runs every case privileged and, where the case allows,
+	# unprivileged too (capabilities dropped)
+	./test_verifier >$out 2>&1
+}
+
+suite_veristat() {
+	jobs=${UPSTREAM_JOBS:-$(grep -c ^processor /proc/cpuinfo)}
+	ls *.bpf.o >/tmp/objs
+	n=$(wc -l </tmp/objs)
+	i=0
+	while [ "$i" -lt "$jobs" ]; do
+		# every jobs-th object, so that big and small ones mix
+		awk -v j="$jobs" -v i="$i" 'NR % j == i' /tmp/objs >/tmp/objs.$i
+		./veristat -o csv -e file,prog,verdict,duration,total_insns,total_states \
+			$(cat /tmp/objs.$i) >/tmp/veristat.$i.csv 2>/tmp/veristat.$i.err &
+		i=$((i + 1))
+	done
+	rc=0
+	wait || rc=$?
+	note "veristat: $n objects in $jobs processes"
+	i=0
+	while [ "$i" -lt "$jobs" ]; do
+		# the header once, then every process's rows
+		if [ "$i" -eq 0 ]; then cat /tmp/veristat.0.csv; else tail -n +2 /tmp/veristat.$i.csv; fi
+		i=$((i + 1))
+	done >$out
+	return $rc
+}
+
+suite_test_maps() {
+	# one process per test (test_maps_one, see test_maps_one.c), each
+	# under a time limit; the sk_storage_map stress runs scaled down
+	export BPF_SK_STORAGE_MAP_TEST_SK_PER_THREAD=${BPF_SK_STORAGE_MAP_TEST_SK_PER_THREAD:-256}
+	export BPF_SK_STORAGE_MAP_TEST_RUNTIME_S=${BPF_SK_STORAGE_MAP_TEST_RUNTIME_S:-5}
+	rc=0
+	for t in $(./test_maps_one --list); do
+		s=$(now)
+		timeout "${UPSTREAM_MAP_TIMEOUT:-300}" ./test_maps_one ${t%%/*} ${t#*/} >/tmp/tm.out 2>&1
+		r=$?
+		case $r in
+		0) v=OK ;;
+		124 | 143) v=TIMEOUT; rc=1 ;;
+		*) v=FAIL; rc=1 ;;
+		esac
+		tail -n 20 /tmp/tm.out | sed "s|^|#   $t: |"
+		echo "test_maps $t $v rc=$r secs=$(($(now) - s))"
+	done >$out 2>&1
+	return $rc
+}
+
+suite_test_progs() {
+	if [ "${UPSTREAM_PROGS:-list}" = all ]; then
+		set --
+	else
+		set -- -a "$(awk '!/^#/ && NF { s = s (s ? "," : "") $1 } END { print s }' progs.list)"
+	fi
+	# the module is the one built for this kernel (scripts/upstream.sh)
+	timeout "${UPSTREAM_PROGS_TIMEOUT:-2400}" ./test_progs "$@" >$out 2>&1
+}
+
+rc=0
+for s in "$@"; do
+	begin "$s"
+	r=0
+	"suite_$s" || r=$?
+	end "$s" "$r"
+	[ "$r" -eq 0 ] || rc=1
+done
+# the suites' own failures are judged on the host, against stock's
+exit 0
