@@ -116,7 +116,15 @@ int global_fn_gets_lock(struct __sk_buff *skb)
  * but 6.1 verifies it once. A callback that moves pointers in its
  * caller's stack leaves the verifier believing in a layout the run does
  * not have (attacker review, P4 and P5).
+ *
+ * Ours verifies a callback whose runs are bounded at the call (bpf_loop()
+ * with a count of at most 128, bpf_for_each_map_elem() on a small array,
+ * bpf_find_vma()) run by run: each case below comes twice, with a
+ * bounded count (the verifier sees what every run count leaves, the
+ * _runs cases) and with a count above that bound, where the one pass for
+ * any number of runs refuses pointer moves in the caller's stack.
  */
+#define MANY 1000	/* above BPF_CB_UNROLL_MAX: one pass for any count */
 struct two_elems {
 	struct elem *a;
 	struct elem *b;
@@ -149,7 +157,45 @@ int loop_swap_pointers(struct __sk_buff *skb)
 		return 0;
 	c.a = e0;
 	c.b = b;
+	bpf_loop(MANY, swap_elems, &c, 0);
+	bpf_spin_lock(&c.a->lock);
+	bpf_spin_unlock(&b->lock);
+	return 0;
+}
+
+/* Run by run, the verifier sees the two swaps put a back: wrong unlock. */
+SEC("tc") __beyond __failure __msg("bpf_spin_unlock of different lock") __errno(EACCES)
+int loop_swap_pointers_runs(struct __sk_buff *skb)
+{
+	int k0 = 0, k1 = 1;
+	struct elem *b, *e0 = bpf_map_lookup_elem(&amap, &k0);
+	struct two_elems c;
+
+	b = bpf_map_lookup_elem(&amap, &k1);
+	if (!e0 || !b)
+		return 0;
+	c.a = e0;
+	c.b = b;
 	bpf_loop(2, swap_elems, &c, 0);
+	bpf_spin_lock(&c.a->lock);
+	bpf_spin_unlock(&b->lock);
+	return 0;
+}
+
+/* One swap: a is element 1 and the program is right. */
+SEC("tc") __success __retval(0)
+int loop_swap_once_runs(struct __sk_buff *skb)
+{
+	int k0 = 0, k1 = 1;
+	struct elem *b, *e0 = bpf_map_lookup_elem(&amap, &k0);
+	struct two_elems c;
+
+	b = bpf_map_lookup_elem(&amap, &k1);
+	if (!e0 || !b)
+		return 0;
+	c.a = e0;
+	c.b = b;
+	bpf_loop(1, swap_elems, &c, 0);
 	bpf_spin_lock(&c.a->lock);
 	bpf_spin_unlock(&b->lock);
 	return 0;
@@ -168,6 +214,23 @@ static long copy_elem(__u32 i, struct two_elems *c)
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
 int loop_zero_calls(struct __sk_buff *skb)
+{
+	int k0 = 0;
+	struct two_elems c;
+
+	c.a = bpf_map_lookup_elem(&amap, &k0);
+	if (!c.a)
+		return 0;
+	c.b = NULL;
+	bpf_loop(skb->len & 1 ? MANY : 0, copy_elem, &c, 0);
+	bpf_spin_lock(&c.b->lock);
+	bpf_spin_unlock(&c.b->lock);
+	return 0;
+}
+
+/* Run by run: after zero runs b is still NULL, and that path is walked. */
+SEC("tc") __beyond __failure __msg("R1 type=scalar expected=map_value") __errno(EACCES)
+int loop_zero_calls_runs(struct __sk_buff *skb)
 {
 	int k0 = 0;
 	struct two_elems c;
@@ -201,6 +264,20 @@ static long lock_then_forget(__u32 i, struct two_elems *c)
 SEC("tc") __beyond __failure __msg("a callback cannot overwrite the pointer its caller spilled")
 __errno(EACCES)
 int loop_scalar_over_pointer(struct __sk_buff *skb)
+{
+	int k0 = 0;
+	struct two_elems c = {};
+
+	c.a = bpf_map_lookup_elem(&amap, &k0);
+	if (!c.a)
+		return 0;
+	bpf_loop(MANY, lock_then_forget, &c, 0);
+	return 0;
+}
+
+/* Run by run: the second run locks through the scalar 8. */
+SEC("tc") __beyond __failure __msg("R1 type=scalar expected=map_value") __errno(EACCES)
+int loop_scalar_over_pointer_runs(struct __sk_buff *skb)
 {
 	int k0 = 0;
 	struct two_elems c = {};
@@ -321,6 +398,198 @@ int loop_builds_dynptr(struct __sk_buff *skb)
 {
 	struct bpf_dynptr d;
 
-	bpf_loop(1, build_dynptr, &d, 0);
+	bpf_loop(MANY, build_dynptr, &d, 0);
 	return 0;
+}
+
+/* Run by run: after zero runs there is no dynptr to read through. */
+SEC("tc") __beyond __failure __msg("Expected an initialized dynptr") __errno(EINVAL)
+int loop_builds_dynptr_runs(struct __sk_buff *skb)
+{
+	struct bpf_dynptr d;
+	int buf;
+
+	bpf_loop(skb->len & 1, build_dynptr, &d, 0);
+	return bpf_dynptr_read(&buf, sizeof(buf), &d, 0, 0);
+}
+
+/*
+ * Callbacks whose runs are not bounded at the call (a hash map's
+ * elements may come and go while bpf_for_each_map_elem() walks them) are
+ * verified in one pass for any number of runs: what they write in their
+ * callers' stacks is forgotten around every run, and only that. The
+ * verifier finds what they write as it goes, and verifies the program
+ * again when it finds a slot it had kept.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__type(key, int);
+	__type(value, struct elem);
+} hmap SEC(".maps");
+
+struct scalars {
+	long keep;	/* the callback never writes it */
+	long out;	/* the callback writes it */
+};
+
+static long write_out(struct bpf_map *map, int *key, struct elem *val, struct scalars *c)
+{
+	c->out = 0;
+	return 0;
+}
+
+/* out may be 1 (no element) or 0: the return holding the lock is walked. */
+SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+int hash_cb_scalar_hides_exit(struct __sk_buff *skb)
+{
+	struct scalars c = { .keep = 0, .out = 1 };
+	int k0 = 0;
+	struct elem *e;
+
+	bpf_for_each_map_elem(&hmap, write_out, &c, 0);
+	e = bpf_map_lookup_elem(&amap, &k0);
+	if (!e)
+		return 0;
+	bpf_spin_lock(&e->lock);
+	if (*(volatile long *)&c.out)
+		return 1;
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+/* keep is never written: still known 0, the return holding the lock is dead. */
+SEC("tc") __success __retval(0)
+int hash_cb_keeps_unwritten(struct __sk_buff *skb)
+{
+	struct scalars c = { .keep = 0, .out = 1 };
+	int k0 = 0;
+	struct elem *e;
+
+	bpf_for_each_map_elem(&hmap, write_out, &c, 0);
+	e = bpf_map_lookup_elem(&amap, &k0);
+	if (!e)
+		return 0;
+	bpf_spin_lock(&e->lock);
+	if (*(volatile long *)&c.keep)
+		return 1;
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+static long read_into_out(struct bpf_map *map, int *key, struct elem *val, struct scalars *c)
+{
+	bpf_probe_read_kernel(&c->out, sizeof(c->out), val);
+	return 0;
+}
+
+/* A helper's write into the caller's stack counts as the callback's. */
+SEC("tc") __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+int hash_cb_helper_write_hides_exit(struct __sk_buff *skb)
+{
+	struct scalars c = { .keep = 0, .out = 0 };
+	int k0 = 0;
+	struct elem *e;
+
+	bpf_for_each_map_elem(&hmap, read_into_out, &c, 0);
+	e = bpf_map_lookup_elem(&amap, &k0);
+	if (!e)
+		return 0;
+	bpf_spin_lock(&e->lock);
+	if (*(volatile long *)&c.out)
+		return 1;
+	bpf_spin_unlock(&e->lock);
+	return 0;
+}
+
+static long swap_in_caller(struct bpf_map *map, int *key, struct elem *val,
+			   struct two_elems *c)
+{
+	bpf_loop(1, swap_elems, c, 0);
+	return 0;
+}
+
+/*
+ * A bounded callback inside an unbounded one: the pointers it swaps lie
+ * below the unbounded one, which may run any number of times.
+ */
+SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
+__errno(EACCES)
+int hash_cb_nested_swap(struct __sk_buff *skb)
+{
+	int k0 = 0, k1 = 1;
+	struct two_elems c;
+
+	c.a = bpf_map_lookup_elem(&amap, &k0);
+	c.b = bpf_map_lookup_elem(&amap, &k1);
+	if (!c.a || !c.b)
+		return 0;
+	bpf_for_each_map_elem(&hmap, swap_in_caller, &c, 0);
+	bpf_spin_lock(&c.a->lock);
+	bpf_spin_unlock(&c.a->lock);
+	return 0;
+}
+
+static long count_elem(struct bpf_map *map, int *key, struct elem *val, long *n)
+{
+	(*n)++;
+	return 0;
+}
+
+/*
+ * A bounded loop whose counter lives on the stack and whose body walks a
+ * hash map: the callback never writes the counter, so the loop stays
+ * bounded (it was "infinite loop detected" while every scalar of the
+ * caller was forgotten). No lock: the same on every kernel.
+ */
+SEC("tc") __common __success __retval(0)
+int hash_cb_in_bounded_loop(struct __sk_buff *skb)
+{
+	volatile long i;
+	long n = 0;
+
+	for (i = 0; i < 4; i++)
+		bpf_for_each_map_elem(&hmap, count_elem, &n, 0);
+	return n;
+}
+
+static long leak_own_stack(__u32 i, long **slot)
+{
+	long local = 1;
+
+	*(long *volatile *)slot = &local;
+	return 0;
+}
+
+/*
+ * A callback verified run by run stores pointers into its caller's
+ * stack like any code, but not one into its own frame, which is gone
+ * when the caller reads through it (the tree's rule for every call).
+ */
+SEC("tc") __common __failure __msg("cannot spill pointers to stack into stack frame of the caller")
+__errno(EINVAL)
+int loop_leaks_callee_stack(struct __sk_buff *skb)
+{
+	long *p = NULL;
+
+	bpf_loop(1, leak_own_stack, &p, 0);
+	if (p)
+		return *p;
+	return 0;
+}
+
+/*
+ * A dynptr built on one path only: the path without it must not be
+ * pruned against the path with it (the dynptr's slots are read).
+ */
+SEC("tc") __beyond __failure __msg("Expected an initialized dynptr") __errno(EINVAL)
+int dynptr_maybe_uninit(struct __sk_buff *skb)
+{
+	int k0 = 0, buf;
+	struct elem *e = bpf_map_lookup_elem(&amap, &k0);
+	struct bpf_dynptr d;
+
+	if (e && skb->len > 10)
+		bpf_dynptr_from_mem(&e->data, sizeof(e->data), 0, &d);
+	return bpf_dynptr_read(&buf, sizeof(buf), &d, 0, 0);
 }
