@@ -16,6 +16,9 @@ rc=0
 for t in $tests; do
 	[ -f "/tests/bin/$t" ] || continue
 	echo "# binary $t"
+	t0=$(cut -d. -f1 /proc/uptime)
 	timeout "${BPFLOCK_BIN_TIMEOUT:-1200}" "/tests/bin/$t" 2>&1 | tee /dev/ttyS1 || rc=1
+	# for the host's per-binary timing table (scripts/test.sh)
+	echo "# time $t $(($(cut -d. -f1 /proc/uptime) - t0))" | tee /dev/ttyS1
 done
 exit $rc

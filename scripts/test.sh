@@ -76,5 +76,10 @@ for v in "${variants[@]}"; do
 done
 
 "$BPFLOCK_ROOT/scripts/report.sh" "$manifest" "${runs[@]}" | tee "$results/report.txt" || status=1
+# Where the guests' time went: seconds per test binary and variant.
+for v in "${variants[@]}"; do
+	sed -n 's/^# time \([^ ]*\) \([0-9]*\)$/'"$v"' \1 \2/p' "$results/$v-results.txt"
+done | awk '{ t[$2] = t[$2] sprintf(" %s=%ss", $1, $3) } END { for (b in t) printf "[bpflock] time %-14s%s\n", b, t[b] }' |
+	sort >&2
 say "results in $results; took $(($(date +%s) - start)) s"
 exit $status
