@@ -9,7 +9,9 @@
 #   --build-only  build (or check the cache) and print the cache directory
 #   --parallel    boot stock's and ours's guests at the same time
 #   SUITE         test_verifier veristat test_maps test_progs (default: all)
-# env: UPSTREAM_KERNELS ("stock ours"), VM_CPUS, UPSTREAM_PROGS_TIMEOUT
+# env: UPSTREAM_KERNELS ("stock ours"), UPSTREAM_IMAGE_<variant> (use that
+#      bzImage, not scripts/kernel.sh's), VM_CPUS, UPSTREAM_PROGS_TIMEOUT,
+#      UPSTREAM_MAP_TIMEOUT, UPSTREAM_JOBS (veristat processes per guest)
 # Results: build/results/upstream/ (summary.txt, veristat.md, veristat.csv)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +31,7 @@ done
 read -r -a kernels <<<"${UPSTREAM_KERNELS:-stock ours}"
 
 # Bump when this script changes what it builds (flags, targets, pruning).
-UPSTREAM_RECIPE=1
+UPSTREAM_RECIPE=2
 UP=$BPFLOCK_ROOT/tests/upstream
 ver=$(installed_version)
 cache=$BPFLOCK_CACHE/upstream/$ver
@@ -37,6 +39,19 @@ src=$cache/src
 st=$src/tools/testing/selftests/bpf
 out=$cache/out
 results=$BPFLOCK_ROOT/build/results/upstream
+
+# A kernel's image: scripts/kernel.sh (builds it when out of date), or
+# UPSTREAM_IMAGE_<variant> (a bzImage beside its vmlinux, as kernel.sh
+# leaves them) to judge images already built.
+kernel_image() {
+	local var=UPSTREAM_IMAGE_$1
+	if [ -n "${!var:-}" ]; then
+		[ -f "${!var}" ] || die "$var: no such image '${!var}'"
+		echo "${!var}"
+	else
+		"$BPFLOCK_ROOT/scripts/kernel.sh" "$1"
+	fi
+}
 
 # Debian's clang-14 (the selftests' BPF compiler), lld for urandom_read.
 need_packages() {
@@ -60,14 +75,19 @@ make_source() {
 	local repo commit
 	repo=$("$BPFLOCK_ROOT/scripts/source.sh")
 	commit=$(git -C "$repo" rev-parse base)
-	if [ "$(cat "$cache/.recipe" 2>/dev/null)" != "$commit $UPSTREAM_RECIPE" ]; then
+	if [ "$(cat "$cache/.recipe" 2>/dev/null)" != "$commit $UPSTREAM_RECIPE $(cat "$UP"/*.patch | sha256sum | cut -c1-16)" ]; then
 		say "exporting the stock tree's tools/ into $src"
 		rm -rf "$src" "$out" "$cache/pruned.txt"
 		mkdir -p "$src"
 		git -C "$repo" archive base tools scripts kernel/bpf include arch/x86/include Makefile |
 			tar -x -C "$src"
+		# what the test bed needs of the harness (each patch says why)
+		local p
+		for p in "$UP"/*.patch; do
+			patch -s -p1 -d "$src" <"$p" || die "$(basename "$p") does not apply to the stock tree's selftests"
+		done
 		mkdir -p "$out"
-		echo "$commit $UPSTREAM_RECIPE" >"$cache/.recipe"
+		echo "$commit $UPSTREAM_RECIPE $(cat "$UP"/*.patch | sha256sum | cut -c1-16)" >"$cache/.recipe"
 	fi
 }
 
@@ -96,7 +116,8 @@ compile_progs() {
 		[ -f "$out/$n.bpf.o" ] && continue
 		mkdir -p "$st/pruned/progs"
 		mv "$f" "$st/pruned/progs/"
-		printf 'progs/%s.c\tdoes not compile with clang-14 (see %s)\n' "$n" "$cache/progs-build.log" >>"$cache/pruned.txt"
+		printf 'progs/%s.c\tdoes not compile with clang-14 against stock'"'"'s vmlinux.h: %s\n' "$n" \
+			"$(grep -m1 -o "error: .*" <(grep "progs/$n.c:" "$cache/progs-build.log") || echo "see $cache/progs-build.log")" >>"$cache/pruned.txt"
 		# the runtime tests that use its skeleton or its object
 		local t
 		for t in $(grep -lE "\b$n\.(skel|lskel|subskel)\.h|[\"/]$n\.bpf\.o\"" "$st"/prog_tests/*.c "$st"/map_tests/*.c 2>/dev/null); do
@@ -105,13 +126,15 @@ compile_progs() {
 			printf '%s/%s\tneeds progs/%s.c\n' "$(basename "$(dirname "$t")")" "$(basename "$t")" "$n" >>"$cache/pruned.txt"
 		done
 	done
+	# the test lists are generated from the files left
+	rm -f "$st/prog_tests/tests.h" "$st/map_tests/tests.h"
 }
 
 build() {
 	need_packages
 	make_source
 	local img
-	img=$("$BPFLOCK_ROOT/scripts/kernel.sh" stock)
+	img=$(kernel_image stock)
 	stock_build=$(cd "$(dirname "$img")/../../.." && pwd)
 	[ -f "$stock_build/vmlinux" ] || die "no $stock_build/vmlinux: rebuild stock (scripts/kernel.sh stock)"
 	# vmlinux.h comes from stock's BTF; a copy of it, replaced only when it
@@ -128,34 +151,40 @@ build() {
 	selftests_make "$out/test_verifier" "$out/veristat" "$out/tools/sbin/bpftool" \
 		>"$cache/tools-build.log" 2>&1 || { tail -n 30 "$cache/tools-build.log" >&2; die "selftests tools failed to build; log: $cache/tools-build.log"; }
 	compile_progs
+	# urandom_read links "liburandom_read.so" from the current directory,
+	# which is the source directory, not OUTPUT, in this make
+	ln -sf "$out/liburandom_read.so" "$st/liburandom_read.so"
+	# test_progs' own copy of the module wants stock's prepared build
+	build_testmod stock
 	say "building test_progs and test_maps_one (test_progs' bpf_testmod against $stock_build)"
 	selftests_make "$out/test_progs" "$out/test_maps_one" >"$cache/runners-build.log" 2>&1 ||
 		{ tail -n 30 "$cache/runners-build.log" >&2; die "test_progs/test_maps_one failed to build; log: $cache/runners-build.log"; }
 	say "selftests built in $(($(date +%s) - t0)) s; $(ls "$out"/*.bpf.o | wc -l) objects, $(grep -c '^progs/' "$cache/pruned.txt" || true) sources left out"
 }
 
-build
-if [ "$build_only" -eq 1 ]; then
-	echo "$cache"
-	exit 0
-fi
 
 # bpf_testmod.ko for one kernel: the stock tree's module source built
 # against that kernel's build directory (module BTF is split BTF on the
 # kernel's own vmlinux BTF, so one module does not load on both kernels).
 build_testmod() {
 	local v=$1 img build dir key
-	img=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v")
+	img=$(kernel_image "$v")
 	build=$(cd "$(dirname "$img")/../../.." && pwd)
 	dir=$cache/testmod/$v
-	key=$(kernel_key "$v" plain)
+	# the build's own key (scripts/kernel.sh): a rebuilt kernel, a new module
+	key=$(cat "$build/.bpflock-key" 2>/dev/null || date +%s)
 	if [ -f "$dir/bpf_testmod.ko" ] && [ "$(cat "$dir/.key" 2>/dev/null)" = "$key" ]; then
 		return
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$st"/bpf_testmod/*.[ch] "$st/bpf_testmod/Makefile" "$dir/"
-	make -C "$build" M="$dir" -j"$JOBS" modules >"$dir/build.log" 2>&1 ||
+	# scripts/module.lds and the like: the kernel build made the image only
+	make -C "$build" -s modules_prepare >"$dir.prepare.log" 2>&1 ||
+		{ tail -n 20 "$dir.prepare.log" >&2; die "make modules_prepare failed in $build; log: $dir.prepare.log"; }
+	# no Module.symvers (modules were never built): vmlinux's symbols
+	make -C "$build" M="$dir" -j"$JOBS" KBUILD_EXTRA_SYMBOLS="$build/vmlinux.symvers" \
+		modules >"$dir/build.log" 2>&1 ||
 		{ tail -n 20 "$dir/build.log" >&2; die "bpf_testmod does not build against $build; log: $dir/build.log"; }
 	echo "$key" >"$dir/.key"
 }
@@ -191,7 +220,7 @@ make_ship() {
 # own bpf_testmod.ko and .config.
 run_guest() {
 	local v=$1 img run t0 rc=0
-	img=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$v")
+	img=$(kernel_image "$v")
 	run=$cache/run/$v
 	rm -rf "$run"
 	mkdir -p "$(dirname "$run")"
@@ -209,18 +238,30 @@ run_guest() {
 }
 
 start=$(date +%s)
+build
+if [ "$build_only" -eq 1 ]; then
+	echo "$cache"
+	exit 0
+fi
 for v in "${kernels[@]}"; do
 	build_testmod "$v"
 done
 make_ship
 tests=$("$BPFLOCK_ROOT/scripts/build-tests.sh")
 mkdir -p "$results"
+# make test: the listed test_progs tests, test_maps without its two
+# 100-process stress tests (each over 5 minutes under TCG) and 120 s per
+# test; make test-upstream: everything, longer limits.
 progs=list vm_timeout=${UPSTREAM_VM_TIMEOUT:-3600}
+UPSTREAM_MAP_SKIP=${UPSTREAM_MAP_SKIP-map_parallel map_stress}
+UPSTREAM_MAP_TIMEOUT=${UPSTREAM_MAP_TIMEOUT:-120}
 if [ "$full" -eq 1 ]; then
-	progs=all vm_timeout=${UPSTREAM_VM_TIMEOUT:-10800}
+	progs=all vm_timeout=${UPSTREAM_VM_TIMEOUT:-14400}
 	UPSTREAM_PROGS_TIMEOUT=${UPSTREAM_PROGS_TIMEOUT:-9000}
+	UPSTREAM_MAP_SKIP=
+	UPSTREAM_MAP_TIMEOUT=900
 fi
-guest_env="UPSTREAM_PROGS=$progs"
+guest_env="UPSTREAM_PROGS=$progs UPSTREAM_MAP_SKIP='$UPSTREAM_MAP_SKIP'"
 for e in UPSTREAM_PROGS_TIMEOUT UPSTREAM_MAP_TIMEOUT UPSTREAM_JOBS; do
 	[ -z "${!e:-}" ] || guest_env+=" $e=${!e}"
 done

@@ -59,11 +59,24 @@ def unique(items, key, verdict):
 
 
 def parse_test_verifier(lines):
-    items = {}
+    items, pending = {}, None
     for line in lines:
         m = re.match(r"^#\d+/([pu]) (.*?) (OK|FAIL|SKIP)\b", line)
         if m:
             unique(items, f"{m.group(2)} [{m.group(1)}]", m.group(3))
+            pending = None
+            continue
+        # a message before the verdict ("Failed to load BTF spec: ..." in
+        # unprivileged runs), the verdict on the next line
+        m = re.match(r"^#\d+/([pu]) (.*)$", line)
+        if m:
+            desc = re.sub(r" Failed to load BTF spec: '[^']*'$", "", m.group(2))
+            pending = f"{desc} [{m.group(1)}]"
+            continue
+        m = re.match(r"^(OK|FAIL|SKIP)\b", line)
+        if m and pending:
+            unique(items, pending, m.group(1))
+            pending = None
     return items
 
 
@@ -85,7 +98,7 @@ def parse_veristat(lines):
 def parse_test_maps(lines):
     items = {}
     for line in lines:
-        m = re.match(r"^test_maps (\S+) (OK|FAIL|TIMEOUT) rc=", line)
+        m = re.match(r"^test_maps (\S+) (OK|FAIL|TIMEOUT|SKIP) rc=", line)
         if m:
             items[m.group(1)] = m.group(2)
     return items

@@ -8,6 +8,7 @@
 #                            of them when UPSTREAM_PROGS=all)
 # env: UPSTREAM_JOBS (veristat processes, default: CPUs),
 #      UPSTREAM_MAP_TIMEOUT (s per test_maps test, default 300),
+#      UPSTREAM_MAP_SKIP (test_maps tests left out, by name),
 #      UPSTREAM_PROGS_TIMEOUT (s for test_progs, default 2400)
 cd /bpflock || exit 1
 out=/dev/ttyS1
@@ -64,12 +65,17 @@ suite_veristat() {
 
 suite_test_maps() {
 	# one process per test (test_maps_one, see test_maps_one.c), each
-	# under a time limit; the sk_storage_map stress runs scaled down
-	export BPF_SK_STORAGE_MAP_TEST_SK_PER_THREAD=${BPF_SK_STORAGE_MAP_TEST_SK_PER_THREAD:-256}
+	# under a time limit; the sk_storage_map stress runs scaled down (4
+	# threads of 128 sockets, not 4096: it did not finish in 25 minutes
+	# under TCG; 256 would hit test_maps' own rlimit check, 1024 files)
+	export BPF_SK_STORAGE_MAP_TEST_SK_PER_THREAD=${BPF_SK_STORAGE_MAP_TEST_SK_PER_THREAD:-128}
 	export BPF_SK_STORAGE_MAP_TEST_RUNTIME_S=${BPF_SK_STORAGE_MAP_TEST_RUNTIME_S:-5}
 	rc=0
 	for t in $(./test_maps_one --list); do
-		s=$(now)
+		case " ${UPSTREAM_MAP_SKIP:-} " in
+		*" ${t%%/*} "*) echo "test_maps $t SKIP rc=0 secs=0"; continue ;;
+		esac
+		ts=$(now)
 		timeout "${UPSTREAM_MAP_TIMEOUT:-300}" ./test_maps_one ${t%%/*} ${t#*/} >/tmp/tm.out 2>&1
 		r=$?
 		case $r in
@@ -78,7 +84,7 @@ suite_test_maps() {
 		*) v=FAIL; rc=1 ;;
 		esac
 		tail -n 20 /tmp/tm.out | sed "s|^|#   $t: |"
-		echo "test_maps $t $v rc=$r secs=$(($(now) - s))"
+		echo "test_maps $t $v rc=$r secs=$(($(now) - ts))"
 	done >$out 2>&1
 	return $rc
 }
