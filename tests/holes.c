@@ -14,6 +14,10 @@
  * - inner_map_*, iter_*: a lock word reached through an inner map swap or
  *   a map iterator.
  * - cb_*: callbacks handed a map value (progs/holes.bpf.c, annotated).
+ * - progs/holes_cb.bpf.c (annotated): the attacker review of 0025/0026
+ *   (callbacks run by run or in one pass, dynptrs, pruning), and its two
+ *   run-time demonstrations here, cb_runs_leak_demo and
+ *   inner_percpu_leak_demo.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -408,6 +412,133 @@ static void leak_demo(struct kt *t, const void *arg)
 	close(map);
 }
 
+/* Child: one BPF_F_LOCK lookup of element key; exits when it got the lock. */
+static pid_t locked_lookup_key_child(int map, int key)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct elem v;
+
+		_exit(bpf_map_lookup_elem_flags(map, &key, &v, BPF_F_LOCK) ? 1 : 0);
+	}
+	return pid;
+}
+
+/*
+ * Attacker review of 0025: what cb_runs_pruned_by_ctx_read does when a
+ * kernel accepts it. The bpf_loop() callback decides from its caller's
+ * stack, read through its context pointer, whether another run follows;
+ * that slot is not precise, the path where it says "go on" is pruned
+ * against the one where it says "stop", and the unverified second run
+ * locks element 1 and unlocks element 0. Shown like leak_demo: a
+ * BPF_F_LOCK lookup of element 1 is stuck; cb_runs_pruned_unlocks_other
+ * (same hole, mirrored: locks element 2, unlocks element 1) frees it.
+ */
+static void cb_runs_leak_demo(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(holes_cb);
+	static const char *const progs[] = { "cb_runs_pruned_by_ctx_read",
+					     "cb_runs_pruned_unlocks_other", NULL };
+	struct bpf_object *obj;
+	int err, fd1, fd2, map;
+	__u32 retval;
+	pid_t pid;
+
+	err = load_one_logged(&o, progs[0], NULL, NULL, vlog, sizeof(vlog));
+	if (err) {
+		if (err != -EACCES ||
+		    !log_has(vlog, "doesn't point to 'struct bpf_spin_lock'"))
+			kt_fail(t, "refused with errno %d, without the message of its second run",
+				-err);
+		return;
+	}
+	obj = obj_load(t, &o, progs);
+	if (!obj)
+		return;
+	fd1 = obj_prog_fd(t, obj, progs[0]);
+	fd2 = obj_prog_fd(t, obj, progs[1]);
+	map = obj_map_fd(t, obj, "cmap");
+	if (fd1 < 0 || fd2 < 0 || map < 0)
+		goto out;
+	KT_OK(t, prog_run(fd1, 1, &retval), "run the accepted program once");
+	pid = locked_lookup_key_child(map, 1);
+	if (!KT_OK(t, pid, "fork"))
+		goto out;
+	if (child_done_within(pid, 1000)) {
+		kt_fail(t, "the verifier accepted %s; this time element 1 was free afterwards",
+			progs[0]);
+	} else {
+		KT_OK(t, prog_run(fd2, 1, &retval), "run the mirror to free element 1");
+		kt_fail(t, "the verifier accepted %s and its unverified second run left element 1 locked: a BPF_F_LOCK lookup was stuck for 1 s%s",
+			progs[0], child_done_within(pid, 2000) ? " (freed by the mirror)" :
+			" and the mirror did not free it");
+	}
+out:
+	bpf_object__close(obj);
+}
+
+/*
+ * Attacker review of 0025: for_each_inner_percpu_any_size when a kernel
+ * accepts it. Its inner map's template is a per-CPU array of one element,
+ * but the outer map takes a per-CPU array of any size; with two elements
+ * the callback runs twice, not once, and the program locks element 0 and
+ * unlocks element 1. for_each_inner_percpu_unlocks_other (the mirror:
+ * locks element 2, unlocks element 0) frees it.
+ */
+static void inner_percpu_leak_demo(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(holes_cb);
+	static const char *const progs[] = { "for_each_inner_percpu_any_size",
+					     "for_each_inner_percpu_unlocks_other", NULL };
+	struct bpf_object *obj;
+	int err, fd1, fd2, map, outer, inner = -1, key = 0;
+	__u32 retval;
+	pid_t pid;
+
+	err = load_one_logged(&o, progs[0], NULL, NULL, vlog, sizeof(vlog));
+	if (err) {
+		if (err != -EACCES ||
+		    !log_has(vlog, "a callback cannot store a pointer into its caller's stack"))
+			kt_fail(t, "refused with errno %d, without the one-pass message", -err);
+		return;
+	}
+	obj = obj_load(t, &o, progs);
+	if (!obj)
+		return;
+	fd1 = obj_prog_fd(t, obj, progs[0]);
+	fd2 = obj_prog_fd(t, obj, progs[1]);
+	map = obj_map_fd(t, obj, "cmap");
+	outer = obj_map_fd(t, obj, "couter_pcpu");
+	if (fd1 < 0 || fd2 < 0 || map < 0 || outer < 0)
+		goto out;
+	inner = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "pcpu2", sizeof(int),
+			       sizeof(long), 2, NULL);
+	if (!KT_OK(t, inner, "create a two-element per-CPU array"))
+		goto out;
+	if (bpf_map_update_elem(outer, &key, &inner, 0)) {
+		KT_OK(t, -errno, "insert it where the template has one element");
+		goto out;
+	}
+	KT_OK(t, prog_run(fd1, 1, &retval), "run the accepted program once");
+	pid = locked_lookup_key_child(map, 0);
+	if (!KT_OK(t, pid, "fork"))
+		goto out;
+	if (child_done_within(pid, 1000)) {
+		kt_fail(t, "the verifier accepted %s; this time element 0 was free afterwards",
+			progs[0]);
+	} else {
+		KT_OK(t, prog_run(fd2, 1, &retval), "run the mirror to free element 0");
+		kt_fail(t, "the verifier accepted %s, verified for one run of its callback; two ran and left element 0 locked: a BPF_F_LOCK lookup was stuck for 1 s%s",
+			progs[0], child_done_within(pid, 2000) ? " (freed by the mirror)" :
+			" and the mirror did not free it");
+	}
+out:
+	if (inner >= 0)
+		close(inner);
+	bpf_object__close(obj);
+}
+
 static int outer_map(struct kt *t, enum bpf_map_type type, int template)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = template);
@@ -553,6 +684,8 @@ static void ext_of_tracing_refused(struct kt *t, const void *arg)
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
+	/* attacker review of 0025/0026: callbacks, dynptrs, pruning */
+	static struct embedded_obj o_cb;
 	static const struct kt_case extra[] = {
 		{ "prune_reg", KT_BEYOND, prune_refused, (void *)VIA_REG },
 		{ "prune_spill", KT_BEYOND, prune_refused, (void *)VIA_SPILL },
@@ -577,16 +710,22 @@ int main(int argc, char **argv)
 		{ "iter_store_cnt", KT_COMMON, iter_write, &iter_store_cnt },
 		{ "iter_store_data", KT_COMMON, iter_write, &iter_store_data },
 		{ "ext_of_tracing_refused", KT_BEYOND, ext_of_tracing_refused },
+		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
+		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
 	};
-	struct kt_case *cases;
-	int n, i;
+	struct kt_case *cases, *cb_cases;
+	int n, n_cb, i;
 
+	o_cb = EMBEDDED_OBJ(holes_cb);
 	n = annotated_cases(&o, &cases);
-	if (n < 0) {
-		fprintf(stderr, "cannot read the programs of %s\n", o.name);
+	n_cb = annotated_cases(&o_cb, &cb_cases);
+	if (n < 0 || n_cb < 0) {
+		fprintf(stderr, "cannot read the programs of %s\n", n < 0 ? o.name : o_cb.name);
 		return 1;
 	}
-	cases = realloc(cases, (n + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
+	cases = realloc(cases, (n + n_cb + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
+	for (i = 0; i < n_cb; i++)
+		cases[n++] = cb_cases[i];
 	for (i = 0; i < (int)KT_ARRAY_SIZE(extra); i++)
 		cases[n++] = extra[i];
 	return kt_main(argc, argv, "holes", cases, n);
