@@ -5,7 +5,7 @@ KERNEL ?= ours
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-nojit test-debug test-kcsan test-debian deb install-test torture bench bisect-check shell vm-run kernels tests series-check model clean-results
+.PHONY: help deps run test test-upstream test-nojit test-debug test-kcsan test-debian deb install-test torture bench bisect-check shell vm-run kernels tests series-check model clean-results
 
 help:
 	@echo "bpflock targets:"
@@ -16,6 +16,7 @@ help:
 	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
 	@echo "                           run a command in the guest with DIR's files in its cwd"
 	@echo "  make test-nojit          the lock suites on ours with bpf_jit_enable=0 (helpers, not the inline lock)"
+	@echo "  make test-upstream       the tree's own BPF selftests (all of test_progs) on stock and ours, compared"
 	@echo "  make test-debug          the suite on debug builds (lockdep, KASAN, UBSAN, ...) of stock and ours"
 	@echo "  make test-kcsan          the suite and a 60 s torture on KCSAN builds of stock and ours + race report"
 	@echo "  make test FLAVOUR=debian the suite on ours built from Debian's config and on Debian's own kernel"
@@ -50,7 +51,14 @@ else
 	@$(S)/model.sh
 	@$(S)/test.sh stock baseline ours
 	@$(MAKE) -s test-nojit
+	@$(S)/upstream.sh
 endif
+
+# The tree's own selftests/bpf built from stock, run on stock and ours;
+# any difference not in tests/upstream/differences.txt fails. `make test`
+# runs them with test_progs' tests listed in tests/upstream/progs.list.
+test-upstream: deps
+	@$(S)/upstream.sh --full
 
 # The lock suites again on ours with bpf_jit_enable=0: the interpreter and
 # the helpers instead of the JIT's inline lock. Kfuncs (the pair), fentry

@@ -211,6 +211,14 @@ make_ship() {
 		mkdir -p "$ship/rootfs$(dirname "$lib")"
 		cp -L "$lib" "$ship/rootfs$lib"
 	done
+	# test_verifier's number of cases, for the guest to split them in
+	# ranges: the size of its tests[] over the size of struct bpf_test
+	local size one
+	size=$(nm -S "$out/test_verifier" | awk '$4 == "tests" { print $2 }')
+	one=$(pahole -C bpf_test "$out/test_verifier" | sed -n 's/.*size: \([0-9]*\),.*/\1/p')
+	if [ -n "$size" ] && [ -n "$one" ]; then
+		echo $((16#$size / one)) >"$ship/tv.count"
+	fi
 	install -m 0755 "$UP/guest.sh" "$ship/guest.sh"
 	cp "$UP/progs.list" "$ship/progs.list"
 	touch "$ship/.done"
@@ -221,6 +229,8 @@ make_ship() {
 run_guest() {
 	local v=$1 img run t0 rc=0
 	img=$(kernel_image "$v")
+	# just before the boot: a kernel rebuilt since, a module rebuilt
+	build_testmod "$v"
 	run=$cache/run/$v
 	rm -rf "$run"
 	mkdir -p "$(dirname "$run")"
@@ -243,9 +253,6 @@ if [ "$build_only" -eq 1 ]; then
 	echo "$cache"
 	exit 0
 fi
-for v in "${kernels[@]}"; do
-	build_testmod "$v"
-done
 make_ship
 tests=$("$BPFLOCK_ROOT/scripts/build-tests.sh")
 mkdir -p "$results"
