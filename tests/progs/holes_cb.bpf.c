@@ -5,11 +5,11 @@
  * used): programs that try to leave a lock held, write a lock word, or
  * lock one element and unlock another, with the verdict each must get.
  *
- * Findings (each case says which): when these were written, ours
- * accepted 1 (and its mirror), 2, 3, 4 (both), 5, 11 and 15: each is
- * unsafe when run (cb_runs_leak_demo in holes.c shows 1 at run time),
- * and each expects the refusal a fix would give. 12 makes ours use freed
- * memory before it refuses. The rest are refused as they must be.
+ * The cases marked FOUND were holes: ours accepted 1 (and its mirror),
+ * 2, 3, 4 (both), 5, 11 and 15, each unsafe when run (cb_runs_leak_demo
+ * in holes.c shows 1 on stock), and 12 used freed memory before it
+ * refused. 0025-0029 close them (docs/design.md, "Pruning and precision
+ * holes stock 6.1 has"); each case expects the refusal ours now gives.
  */
 #include "bpflock.h"
 
@@ -49,7 +49,7 @@ struct {
 } while (0)
 
 /*
- * 1. FINDING (0025). A bounded loop whose callback returns (0: go on,
+ * 1. FOUND (0025). A bounded loop whose callback returns (0: go on,
  * 1: stop) a value it reads in its caller's stack through its context
  * pointer. cb_unroll_exit() decides from R0 whether another run follows,
  * and prepare_func_exit() marks R0 precise, but backtrack_insn() stops at
@@ -155,7 +155,7 @@ int cb_runs_second_run_walked(struct __sk_buff *skb)
 }
 
 /*
- * 2. FINDING (stock 6.1 too). The root of 1 without callbacks: a scalar
+ * 2. FOUND (stock 6.1 too). The root of 1 without callbacks: a scalar
  * read back from the stack through a pointer that is not r10 is not
  * tracked to its slot, so the slot is imprecise where the paths meet and
  * the path with the other value is pruned. It picks the element to lock:
@@ -188,7 +188,7 @@ int prune_stack_read_via_pointer(struct __sk_buff *skb)
 }
 
 /*
- * 3. FINDING (stock 6.1 too; upstream fixed it in 6.2 with "dynptr has to
+ * 3. FOUND (stock 6.1 too; upstream fixed it in 6.2 with "dynptr has to
  * be at a constant offset"). A dynptr argument's fixed offset is checked
  * (check_func_arg_reg_off()), its variable part is not: get_spi() uses
  * reg->off only, in is_dynptr_reg_valid_init() and in 0026's
@@ -226,7 +226,7 @@ int dynptr_var_off_forged(struct __sk_buff *skb)
 }
 
 /*
- * 4. FINDING (stock 6.1 too, for any subprogram). A tail call that
+ * 4. FOUND (stock 6.1 too, for any subprogram). A tail call that
  * succeeds from a subprogram returns, with the target's r0, from that
  * subprogram (the x86 JIT reuses its frame), but the verifier only walks
  * on past the call, as if it had failed. A callback that swaps its
@@ -234,7 +234,7 @@ int dynptr_var_off_forged(struct __sk_buff *skb)
  * leaves them swapped when the tail call succeeds: the caller locks
  * element 1 and unlocks element 0. 0025 lets bounded callbacks move their
  * caller's pointers, so each run's "where the pointers are" misses this
- * exit. A fix would treat the call like LD_ABS's hidden exit (or refuse
+ * exit. 0029 walks the call like LD_ABS's hidden exit (rather than refuse
  * tail calls in callbacks); the message below is the refusal the swapped
  * path then gets.
  */
@@ -314,7 +314,7 @@ int sub_tail_call_skips_swap_back(struct __sk_buff *skb)
 }
 
 /*
- * 5. FINDING (stock 6.1 too; upstream 6.5 "verify scalar ids mapping in
+ * 5. FOUND (stock 6.1 too; upstream 6.5 "verify scalar ids mapping in
  * regsafe() using check_ids()"). Two registers that share an id in the
  * explored state (one range check bounds both) and do not in the current
  * one are compared without their ids. The path where the check bounds
@@ -526,7 +526,7 @@ int for_each_inner_map_any_size(struct __sk_buff *skb)
 }
 
 /*
- * 8b. FINDING (0025). A per-CPU array as inner map: its template says one
+ * 8b. FOUND (0025). A per-CPU array as inner map: its template says one
  * element, but bpf_map_meta_equal() (percpu_array_map_ops' check) does not
  * compare max_entries, so any per-CPU array of the same value size goes
  * into the outer map, flags or not. cb_run_bounds() takes the template's
@@ -752,7 +752,7 @@ int hash_cb_write_chain(struct __sk_buff *skb)
 }
 
 /*
- * 11. FINDING (0025, the root of 1). A bounded loop's count read by a
+ * 11. FOUND (0025, the root of 1). A bounded loop's count read by a
  * callback from its caller's stack: cb_unroll_start() marks R1 precise,
  * but the backtracking stops at the load through the context pointer, and
  * the path with count 2 is pruned against the one with count 1. Its
@@ -793,7 +793,7 @@ int cb_count_from_ctx_pruned(struct __sk_buff *skb)
 }
 
 /*
- * 12. FINDING (0025, a verifier bug). The pending-state stack full when a
+ * 12. FOUND (0025, a verifier bug). The pending-state stack full when a
  * bounded callback starts: 8192 branches each leave a state to explore,
  * and the zero-run state that cb_unroll_start() pushes for bpf_loop(0 or
  * 1, ...) is the 8193rd. push_stack() fails, and on failure it frees
@@ -941,7 +941,7 @@ int find_vma_zero_runs(void *ctx)
 }
 
 /*
- * 15. FINDING (stock 6.1 too; upstream 6.2 "Fix partial dynptr stack slot
+ * 15. FOUND (stock 6.1 too; upstream 6.2 "Fix partial dynptr stack slot
  * reads/writes"). A store into the second slot of a dynptr leaves its
  * first slot marked, and a dynptr made over the scrubbed slot completes
  * it again: the first dynptr passes as initialized, with the size and
