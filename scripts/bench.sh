@@ -95,5 +95,10 @@ plot "$out/ratios.dat" using 1:2 with boxes title "median ratio", \
      1 with lines dt 2 title "parity"
 GP
 fi
+# The verifier's cost on the selftests' objects (two veristat guests per
+# round, minutes under TCG): with SCALE=100 only, not in smoke runs.
+if [ "$scale" -ge 100 ]; then
+	{ echo; "$BPFLOCK_ROOT/scripts/verifier-bench.sh" "$rounds"; } >>"$out/table.md"
+fi
 cat "$out/table.md"
 say "raw: $out/raw.csv, table: $out/table.md, plot: $out/ratios.png"

@@ -9,7 +9,8 @@
 #   --build-only  build (or check the cache) and print the cache directory
 #   --parallel    boot stock's and ours's guests at the same time
 #   SUITE         test_verifier veristat test_maps test_progs (default: all)
-# env: UPSTREAM_KERNELS ("stock ours"), UPSTREAM_IMAGE_<variant> (use that
+# env: UPSTREAM_RESULTS (results directory), UPSTREAM_KERNELS ("stock ours"),
+#      UPSTREAM_IMAGE_<variant> (use that
 #      bzImage, not scripts/kernel.sh's), VM_CPUS, UPSTREAM_PROGS_TIMEOUT,
 #      UPSTREAM_MAP_TIMEOUT, UPSTREAM_JOBS (veristat processes per guest)
 # Results: build/results/upstream/ (summary.txt, veristat.md, veristat.csv)
@@ -38,7 +39,7 @@ cache=$BPFLOCK_CACHE/upstream/$ver
 src=$cache/src
 st=$src/tools/testing/selftests/bpf
 out=$cache/out
-results=$BPFLOCK_ROOT/build/results/upstream
+results=${UPSTREAM_RESULTS:-$BPFLOCK_ROOT/build/results/upstream}
 
 # A kernel's image: scripts/kernel.sh (builds it when out of date), or
 # UPSTREAM_IMAGE_<variant> (a bzImage beside its vmlinux, as kernel.sh
@@ -247,6 +248,14 @@ run_guest() {
 	return $rc
 }
 
+main() {
+# one gate at a time on a machine: they share the cache and build/results
+mkdir -p "$BPFLOCK_CACHE"
+exec 9>"$BPFLOCK_CACHE/upstream.lock"
+if ! flock -n 9; then
+	say "another upstream gate is running (lock $BPFLOCK_CACHE/upstream.lock): waiting for it"
+	flock 9
+fi
 start=$(date +%s)
 build
 if [ "$build_only" -eq 1 ]; then
@@ -264,7 +273,6 @@ UPSTREAM_MAP_SKIP=${UPSTREAM_MAP_SKIP-map_parallel map_stress}
 UPSTREAM_MAP_TIMEOUT=${UPSTREAM_MAP_TIMEOUT:-120}
 if [ "$full" -eq 1 ]; then
 	progs=all vm_timeout=${UPSTREAM_VM_TIMEOUT:-14400}
-	UPSTREAM_PROGS_TIMEOUT=${UPSTREAM_PROGS_TIMEOUT:-9000}
 	UPSTREAM_MAP_SKIP=
 	UPSTREAM_MAP_TIMEOUT=900
 fi
@@ -297,4 +305,8 @@ done
 python3 "$UP/compare.py" "$results/stock-raw.txt" "$results/ours-raw.txt" \
 	"$UP/differences.txt" "$results" || status=1
 say "upstream gate took $(($(date +%s) - start)) s; results in $results"
-exit $status
+return $status
+}
+
+# the whole script is read before it runs: editing it meanwhile is safe
+main "$@"; exit

@@ -107,7 +107,7 @@ def parse_test_maps(lines):
 def parse_test_progs(lines):
     items = {}
     for line in lines:
-        m = re.match(r"^#\d+(?:/\d+)?\s+(\S.*?):(OK|FAIL|SKIP)\s*$", line)
+        m = re.match(r"^#\d+(?:/\d+)?\s+(\S.*?):(OK|FAIL|SKIP|TIMEOUT)\s*$", line)
         if m:
             items[m.group(1)] = m.group(2)
     return items
@@ -267,6 +267,8 @@ def veristat_tables(vstats, outdir):
         md.append("| (none) | | | | | |")
     with open(os.path.join(outdir, "veristat.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    with open(os.path.join(outdir, "bench.csv"), "w") as f:
+        f.write(f"programs,stock_insns,ours_insns,stock_us,ours_us\n{len(both)},{si},{oi},{sd},{od}\n")
     with open(os.path.join(outdir, "bench.txt"), "w") as f:
         f.write(f"verifier cost on the selftests' corpus ({len(both)} programs loading on both):\n"
                 f"  instructions processed: stock {si}, ours {oi}, ours/stock {oi / si if si else 0:.4f}\n"
