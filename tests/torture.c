@@ -352,32 +352,44 @@ static void *big_reader(void *arg)
 			}
 			continue;
 		}
-		c->ops++;
+		__atomic_fetch_add(&c->ops, 1, __ATOMIC_RELAXED);
 		for (k = 1; k < BIG_VARS; k++)
 			if (v.var[k] != v.var[0]) {
-				c->torn++;
+				__atomic_fetch_add(&c->torn, 1, __ATOMIC_RELAXED);
 				break;
 			}
 	}
 	return NULL;
 }
 
+/* The readers' lookups and torn values so far (read while they run) */
+static long churn_count(struct churn *c, bool torn)
+{
+	return __atomic_load_n(torn ? &c[1].torn : &c[1].ops, __ATOMIC_RELAXED) +
+	       __atomic_load_n(torn ? &c[3].torn : &c[3].ops, __ATOMIC_RELAXED);
+}
+
 /*
  * Invariant: a BPF_F_LOCK lookup never returns a torn value, even while
  * the element it found is deleted and its memory reused for the next
- * insert. Two keys, each with one churning and one reading thread.
+ * insert. Two keys, each with one churning and one reading thread. It
+ * runs BPFLOCK_TORTURE_SECONDS and at least CHURN_READS lookups (a loaded
+ * host gives the threads less time: stock tears about one lookup in
+ * 3000), stopping at the first torn one, at most CHURN_MAX_SECONDS.
  */
+#define CHURN_READS 20000
+#define CHURN_MAX_SECONDS 120
 static void churn(struct kt *t, const void *arg)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(torture);
 	const char *env = getenv("BPFLOCK_TORTURE_SECONDS");
 	int seconds = env ? atoi(env) : 5, i;
+	long torn = 0, reads = 0, inserts = 0, min_reads = kt_scaled(CHURN_READS);
 	struct churn c[4];
 	pthread_t th[4];
 	atomic_int stop = 0;
 	struct bpf_object *obj;
-	long torn = 0, reads = 0, inserts = 0;
-	int map;
+	int map, elapsed;
 
 	obj = obj_load(t, &o, (const char *const[]){ NULL });
 	if (!obj)
@@ -387,7 +399,12 @@ static void churn(struct kt *t, const void *arg)
 		c[i] = (struct churn){ .map = map, .key = i / 2, .stop = &stop };
 		pthread_create(&th[i], NULL, i & 1 ? big_reader : big_churner, &c[i]);
 	}
-	sleep(seconds);
+	for (elapsed = 0; elapsed < CHURN_MAX_SECONDS; elapsed++) {
+		if (elapsed >= seconds &&
+		    (churn_count(c, false) >= min_reads || churn_count(c, true)))
+			break;
+		sleep(1);
+	}
 	atomic_store(&stop, 1);
 	for (i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
@@ -400,7 +417,7 @@ static void churn(struct kt *t, const void *arg)
 			inserts += c[i].ops;
 		}
 	}
-	kt_log(t, "%d s: %ld delete+insert, %ld BPF_F_LOCK lookups, %ld torn", seconds,
+	kt_log(t, "%d s: %ld delete+insert, %ld BPF_F_LOCK lookups, %ld torn", elapsed,
 	       inserts, reads, torn);
 	KT_TRUE(t, reads > 0 && inserts > 0, "both sides ran");
 	KT_EQ(t, torn, 0, "torn BPF_F_LOCK reads of reused elements");
