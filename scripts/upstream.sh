@@ -302,6 +302,10 @@ for v in "${kernels[@]}"; do
 		status=1
 	fi
 done
+# what could not be built here, with the reason, in the summary too
+cp "$cache/pruned.txt" "$results/left-out.txt"
+echo "upstream build: $(ls "$st"/progs/*.c | wc -l) of $(($(ls "$st"/progs/*.c | wc -l) + $(grep -c '^progs/' "$results/left-out.txt" || true))) progs/*.c compiled; left out ($results/left-out.txt):"
+sed 's/^/  /' "$results/left-out.txt"
 python3 "$UP/compare.py" "$results/stock-raw.txt" "$results/ours-raw.txt" \
 	"$UP/differences.txt" "$results" || status=1
 say "upstream gate took $(($(date +%s) - start)) s; results in $results"
