@@ -63,8 +63,9 @@ need_packages() {
 	[ ${#missing[@]} -gt 0 ] || return 0
 	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run: sudo apt-get install ${missing[*]}"
 	say "installing ${missing[*]}"
+	apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian mirror"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-		die "apt-get install failed for: ${missing[*]} (apt-get update first?)"
+		die "apt-get install failed for: ${missing[*]}"
 }
 
 # The selftests' source: the stock tree is linux-source-6.1 with no patch,
