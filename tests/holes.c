@@ -426,6 +426,33 @@ static pid_t locked_lookup_key_child(int map, int key)
 }
 
 /*
+ * Run an accepted program once, then see whether element @key stays
+ * locked: a BPF_F_LOCK lookup from a child that does not come back within
+ * 1 s. If so, run the mirror program, which releases it, and fail saying
+ * what @prog's run did (@what) to leave it so.
+ */
+static void run_and_check_left_locked(struct kt *t, int fd, int mirror_fd, int map,
+				      int key, const char *prog, const char *what)
+{
+	__u32 retval;
+	pid_t pid;
+
+	KT_OK(t, prog_run(fd, 1, &retval), "run the accepted program once");
+	pid = locked_lookup_key_child(map, key);
+	if (!KT_OK(t, pid, "fork"))
+		return;
+	if (child_done_within(pid, 1000)) {
+		kt_fail(t, "the verifier accepted %s; this time element %d was free afterwards",
+			prog, key);
+		return;
+	}
+	KT_OK(t, prog_run(mirror_fd, 1, &retval), "run the mirror to free the element");
+	kt_fail(t, "the verifier accepted %s: %s left element %d locked, a BPF_F_LOCK lookup stuck for 1 s%s",
+		prog, what, key, child_done_within(pid, 2000) ? " (freed by the mirror)" :
+		" and the mirror did not free it");
+}
+
+/*
  * Attacker review of 0025: what cb_runs_pruned_by_ctx_read does when a
  * kernel accepts it. The bpf_loop() callback decides from its caller's
  * stack, read through its context pointer, whether another run follows;
@@ -442,8 +469,6 @@ static void cb_runs_leak_demo(struct kt *t, const void *arg)
 					     "cb_runs_pruned_unlocks_other", NULL };
 	struct bpf_object *obj;
 	int err, fd1, fd2, map;
-	__u32 retval;
-	pid_t pid;
 
 	err = load_one_logged(&o, progs[0], NULL, NULL, vlog, sizeof(vlog));
 	if (err) {
@@ -461,19 +486,8 @@ static void cb_runs_leak_demo(struct kt *t, const void *arg)
 	map = obj_map_fd(t, obj, "cmap");
 	if (fd1 < 0 || fd2 < 0 || map < 0)
 		goto out;
-	KT_OK(t, prog_run(fd1, 1, &retval), "run the accepted program once");
-	pid = locked_lookup_key_child(map, 1);
-	if (!KT_OK(t, pid, "fork"))
-		goto out;
-	if (child_done_within(pid, 1000)) {
-		kt_fail(t, "the verifier accepted %s; this time element 1 was free afterwards",
-			progs[0]);
-	} else {
-		KT_OK(t, prog_run(fd2, 1, &retval), "run the mirror to free element 1");
-		kt_fail(t, "the verifier accepted %s and its unverified second run left element 1 locked: a BPF_F_LOCK lookup was stuck for 1 s%s",
-			progs[0], child_done_within(pid, 2000) ? " (freed by the mirror)" :
-			" and the mirror did not free it");
-	}
+	run_and_check_left_locked(t, fd1, fd2, map, 1, progs[0],
+				  "its unverified second run");
 out:
 	bpf_object__close(obj);
 }
@@ -493,8 +507,6 @@ static void inner_percpu_leak_demo(struct kt *t, const void *arg)
 					     "for_each_inner_percpu_unlocks_other", NULL };
 	struct bpf_object *obj;
 	int err, fd1, fd2, map, outer, inner = -1, key = 0;
-	__u32 retval;
-	pid_t pid;
 
 	err = load_one_logged(&o, progs[0], NULL, NULL, vlog, sizeof(vlog));
 	if (err) {
@@ -520,19 +532,8 @@ static void inner_percpu_leak_demo(struct kt *t, const void *arg)
 		KT_OK(t, -errno, "insert it where the template has one element");
 		goto out;
 	}
-	KT_OK(t, prog_run(fd1, 1, &retval), "run the accepted program once");
-	pid = locked_lookup_key_child(map, 0);
-	if (!KT_OK(t, pid, "fork"))
-		goto out;
-	if (child_done_within(pid, 1000)) {
-		kt_fail(t, "the verifier accepted %s; this time element 0 was free afterwards",
-			progs[0]);
-	} else {
-		KT_OK(t, prog_run(fd2, 1, &retval), "run the mirror to free element 0");
-		kt_fail(t, "the verifier accepted %s, verified for one run of its callback; two ran and left element 0 locked: a BPF_F_LOCK lookup was stuck for 1 s%s",
-			progs[0], child_done_within(pid, 2000) ? " (freed by the mirror)" :
-			" and the mirror did not free it");
-	}
+	run_and_check_left_locked(t, fd1, fd2, map, 0, progs[0],
+				  "verified for one run of its callback, two ran and");
 out:
 	if (inner >= 0)
 		close(inner);
