@@ -30,7 +30,9 @@ help:
 	@echo "  make model [FULL=1]      Spin models of the lock protocol (tests/model), mutants included"
 	@echo "Variables: VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
 	@echo "  BPFLOCK_SCALE (percent of the default iterations), BPFLOCK_TESTS (binaries to run),"
-	@echo "  VERBOSE=1 (stream the guest console)"
+	@echo "  VERBOSE=1 (stream the guest console), FRESH=1 (run every test binary and every"
+	@echo "  selftests guest again, even those whose passing result for the same kernel and"
+	@echo "  binary is stored; CI sets it)"
 
 deps:
 	@$(S)/deps.sh

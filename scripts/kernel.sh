@@ -130,7 +130,11 @@ if [ "$flavour" = debian ]; then
 	# LOCALVERSION= (empty, not unset): no "+" after the release
 	extra=(KBUILD_BUILD_VERSION="${pkgver##*-}" LOCALVERSION=)
 fi
-make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" "${extra[@]}" \
+# The variants' trees differ in a few files, and kbuild names every path
+# relative to the build directory: without the directory in ccache's hash
+# (it is there by default for -g builds), a file no patch reaches compiles
+# once for all variants. Only DW_AT_comp_dir then names the first tree.
+CCACHE_NOHASHDIR=1 make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" "${extra[@]}" \
 	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00 UTC" KBUILD_BUILD_USER=bpflock KBUILD_BUILD_HOST=bpflock \
 	"${targets[@]}" >"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2

@@ -369,13 +369,25 @@ static long churn_count(struct churn *c, bool torn)
 	       __atomic_load_n(torn ? &c[3].torn : &c[3].ops, __ATOMIC_RELAXED);
 }
 
+/* A thread gave up on an error (a kernel without BPF_F_LOCK lookups) */
+static bool churn_stopped(struct churn *c)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (__atomic_load_n(&c[i].err, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 /*
  * Invariant: a BPF_F_LOCK lookup never returns a torn value, even while
  * the element it found is deleted and its memory reused for the next
  * insert. Two keys, each with one churning and one reading thread. It
  * runs BPFLOCK_TORTURE_SECONDS and at least CHURN_READS lookups (a loaded
  * host gives the threads less time: stock tears about one lookup in
- * 3000), stopping at the first torn one, at most CHURN_MAX_SECONDS.
+ * 3000), stopping at the first torn one or the first error, at most
+ * CHURN_MAX_SECONDS.
  */
 #define CHURN_READS 20000
 #define CHURN_MAX_SECONDS 120
@@ -400,8 +412,8 @@ static void churn(struct kt *t, const void *arg)
 		pthread_create(&th[i], NULL, i & 1 ? big_reader : big_churner, &c[i]);
 	}
 	for (elapsed = 0; elapsed < CHURN_MAX_SECONDS; elapsed++) {
-		if (elapsed >= seconds &&
-		    (churn_count(c, false) >= min_reads || churn_count(c, true)))
+		if (churn_stopped(c) || (elapsed >= seconds &&
+		    (churn_count(c, false) >= min_reads || churn_count(c, true))))
 			break;
 		sleep(1);
 	}

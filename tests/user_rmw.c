@@ -207,6 +207,12 @@ static void *adder_thread(void *arg)
 		if (err) {
 			a->errs++;
 			a->err = errno;
+			/*
+			 * A kernel that refuses the add program refuses it on
+			 * every call: each retry is one more verifier run.
+			 */
+			if (a->api && a->err == EINVAL)
+				break;
 		}
 	}
 	return NULL;
