@@ -127,7 +127,7 @@ declare -A rcs
 for v in "${variants[@]}"; do
 	rm -f "$results/$v-fresh.txt" "$results/$v-console.log"
 	[ -n "${todo[$v]}" ] || continue
-	say "running $(wc -w <<<"${todo[$v]}") binaries on $v ($flavour)"
+	say "running $(wc -w <<<"${todo[$v]}") test binaries on $v ($flavour): ${todo[$v]}"
 	t0=$(date +%s)
 	rcs[$v]=0
 	"$BPFLOCK_ROOT/scripts/vm.sh" --kernel "${image[$v]}" --initrd "$tests/initramfs.cpio" \

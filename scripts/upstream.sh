@@ -255,6 +255,7 @@ run_guest() {
 		return 0
 	fi
 	echo "$key" >"$results/$v.fresh"
+	say "running ${suites[*]} on $v"
 	run=$cache/run/$v
 	rm -rf "$run"
 	mkdir -p "$(dirname "$run")"
@@ -316,7 +317,6 @@ if [ "$parallel" -eq 1 ]; then
 	done
 else
 	for v in "${kernels[@]}"; do
-		say "running ${suites[*]} on $v"
 		run_guest "$v" || status=1
 	done
 fi
