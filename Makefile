@@ -28,6 +28,9 @@ help:
 	@echo "  make series-check        checkpatch --strict on every patch of the series"
 	@echo "  make bisect-check        every prefix of the series builds and boots"
 	@echo "  make model [FULL=1]      Spin models of the lock protocol (tests/model), mutants included"
+	@echo "  make tests               build the guest's test binaries and initramfs only"
+	@echo "  make deps                install the Debian packages the test bed needs, check disk space"
+	@echo "  make clean-results       forget every run's results, the stored passing ones included"
 	@echo "Variables: VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
 	@echo "  BPFLOCK_SCALE (percent of the default iterations), BPFLOCK_TESTS (binaries to run),"
 	@echo "  VERBOSE=1 (stream the guest console), FRESH=1 (run every test binary and every"
@@ -136,4 +139,5 @@ model:
 	@$(S)/model.sh
 
 clean-results:
-	rm -rf build/results
+	rm -rf build/results $${BPFLOCK_CACHE:-/var/cache/bpflock}/results \
+		$${BPFLOCK_CACHE:-/var/cache/bpflock}/upstream/*/results
