@@ -65,7 +65,8 @@ binaries=$(cut -d/ -f1 "$manifest" | uniq | grep -vx guard || true)
 # Stored results: a test binary that met every expectation on a kernel
 # is not run again on that kernel until something it depends on changes:
 # the kernel image, the binary (its BPF objects are linked in), the
-# guest's tools and scripts, the guest's settings. A change to one test
+# guest's tools and scripts, the guest's settings, vCPUs, memory, kernel
+# command line and accelerator. A change to one test
 # file reruns that binary on every kernel; a patch of the series reruns
 # every binary on ours. A failure is never stored. FRESH=1 runs
 # everything (CI does). BPFLOCK_REUSE names the variants that reuse.
@@ -73,8 +74,10 @@ reuse=$BPFLOCK_CACHE/results/$(installed_version)/$flavour$([ "$jit" = 1 ] || ec
 # KCSAN's report reads every guest's console: there, everything runs.
 references=" ${BPFLOCK_REUSE-$([ "$flavour" = kcsan ] || echo stock baseline ours)} "
 common_key=$( (cd "$tests" && sha256sum sbin/* bin/upstream.d/* 2>/dev/null
-	sha256sum "$BPFLOCK_ROOT/guest/run-suite.sh" "$BPFLOCK_ROOT/guest/init"
-	echo "$guest_env") | sha256sum | cut -c1-16)
+	sha256sum "$BPFLOCK_ROOT/guest/run-suite.sh" "$BPFLOCK_ROOT/guest/init" /bin/busybox
+	echo "$guest_env" "${VM_CPUS:-4}" "${VM_MEM:-2G}" "${VM_APPEND:-}"
+	"$BPFLOCK_ROOT/scripts/vm.sh" --print-accel --kernel "${image[${variants[0]}]}" \
+		--initrd "$tests/initramfs.cpio") | sha256sum | cut -c1-16)
 binary_key() { # VARIANT BINARY
 	(sha256sum "${image[$1]}" "$tests/bin/$2" | cut -d' ' -f1; echo "$common_key") |
 		sha256sum | cut -c1-24

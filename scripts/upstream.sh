@@ -237,7 +237,9 @@ make_ship() {
 # is stored only from a gate that passed; FRESH=1 runs both guests.
 result_key() { # VARIANT
 	(sha256sum "$(kernel_image "$1")" "$cache/testmod/$1/bpf_testmod.ko" | cut -d' ' -f1
-		cat "$cache/ship/.key"; echo "$guest_env ${suites[*]}") | sha256sum | cut -c1-24
+		cat "$cache/ship/.key"; echo "$guest_env ${suites[*]} ${VM_CPUS:-4} ${VM_MEM:-2G} ${VM_APPEND:-}"
+		"$BPFLOCK_ROOT/scripts/vm.sh" --print-accel --kernel "$(kernel_image "$1")" \
+			--initrd "$tests/initramfs.cpio") | sha256sum | cut -c1-24
 }
 
 # One guest per kernel: the common files hard-linked, plus the kernel's
