@@ -72,7 +72,7 @@ binaries=$(cut -d/ -f1 "$manifest" | uniq | grep -vx guard || true)
 # everything (CI does). BPFLOCK_REUSE names the variants that reuse.
 reuse=$BPFLOCK_CACHE/results/$(installed_version)/$flavour$([ "$jit" = 1 ] || echo -nojit)
 # KCSAN's report reads every guest's console: there, everything runs.
-references=" ${BPFLOCK_REUSE-$([ "$flavour" = kcsan ] || echo stock baseline ours)} "
+reusing=" ${BPFLOCK_REUSE-$([ "$flavour" = kcsan ] || echo stock baseline ours)} "
 common_key=$( (cd "$tests" && sha256sum sbin/* bin/upstream.d/* 2>/dev/null
 	sha256sum "$BPFLOCK_ROOT/guest/run-suite.sh" "$BPFLOCK_ROOT/guest/init" /bin/busybox
 	echo "$guest_env" "${VM_CPUS:-4}" "${VM_MEM:-2G}" "${VM_APPEND:-}"
@@ -84,7 +84,7 @@ binary_key() { # VARIANT BINARY
 }
 reused() { # VARIANT BINARY: a stored result, or nothing
 	local f=$reuse/$1/$2.$(binary_key "$1" "$2")
-	[ "${FRESH:-0}" = 0 ] && [[ "$references" == *" $1 "* ]] && [ -f "$f" ] && echo "$f"
+	[ "${FRESH:-0}" = 0 ] && [[ "$reusing" == *" $1 "* ]] && [ -f "$f" ] && echo "$f"
 	return 0
 }
 # One binary's lines of a results file: its KTAP block to its "# time"
@@ -163,7 +163,7 @@ for v in "${variants[@]}"; do
 			continue
 		fi
 		segment "$results/$v-fresh.txt" "$b" >"$results/$v-$b.seg"
-		[ "$clean" = 0 ] || [[ "$references" != *" $v "* ]] || keep_result "$v" "$b" "$results/$v-$b.seg"
+		[ "$clean" = 0 ] || [[ "$reusing" != *" $v "* ]] || keep_result "$v" "$b" "$results/$v-$b.seg"
 		cat "$results/$v-$b.seg" >>"$out"
 		rm -f "$results/$v-$b.seg"
 	done
