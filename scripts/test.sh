@@ -78,8 +78,13 @@ common_key=$( (cd "$tests" && sha256sum sbin/* bin/upstream.d/* 2>/dev/null
 	echo "$guest_env" "${VM_CPUS:-4}" "${VM_MEM:-2G}" "${VM_APPEND:-}"
 	"$BPFLOCK_ROOT/scripts/vm.sh" --print-accel --kernel "${image[${variants[0]}]}" \
 		--initrd "$tests/initramfs.cpio") | sha256sum | cut -c1-16)
+# each image and binary hashed once, not once per (variant, binary) lookup
+declare -A sum
+for f in "${image[@]}" "$tests"/bin/*; do
+	[ -f "$f" ] && sum[$f]=$(sha256sum "$f" | cut -d' ' -f1)
+done
 binary_key() { # VARIANT BINARY
-	(sha256sum "${image[$1]}" "$tests/bin/$2" | cut -d' ' -f1; echo "$common_key") |
+	printf '%s\n' "${sum[${image[$1]}]}" "${sum[$tests/bin/$2]}" "$common_key" |
 		sha256sum | cut -c1-24
 }
 reused() { # VARIANT BINARY: a stored result, or nothing
