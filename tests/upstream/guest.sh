@@ -115,6 +115,12 @@ suite_test_maps() {
 	return $rc
 }
 
+# One test_progs test under its time limit, output in /tmp/tp.out; the
+# module is the one built for this kernel (scripts/upstream.sh).
+progs_one() {
+	timeout "${UPSTREAM_PROGS_TIMEOUT:-180}" ./test_progs -a "$1" >/tmp/tp.out 2>&1
+}
+
 suite_test_progs() {
 	# one process per test, each under a time limit: a test that waits
 	# for what this kernel lacks (signal_pending, without POSIX timers)
@@ -126,15 +132,14 @@ suite_test_progs() {
 	fi >/tmp/progs.names 2>/dev/null
 	rc=0
 	for t in $(cat /tmp/progs.names); do
-		# the module is the one built for this kernel (scripts/upstream.sh)
-		timeout "${UPSTREAM_PROGS_TIMEOUT:-180}" ./test_progs -a "$t" >/tmp/tp.out 2>&1
+		progs_one "$t"
 		r=$?
 		# timing tests (perf sampling, bpf_cookie/perf_event) miss under
 		# TCG on a loaded host: a failure is run once more, on both
 		# kernels alike, and the retry's result counts (said so)
 		if [ "$r" -ne 0 ] && [ "$r" -ne 124 ] && [ "$r" -ne 137 ] && [ "$r" -ne 143 ]; then
 			grep -E ':FAIL' /tmp/tp.out | sed "s|^|#   first run: |"
-			timeout "${UPSTREAM_PROGS_TIMEOUT:-180}" ./test_progs -a "$t" >/tmp/tp.out 2>&1
+			progs_one "$t"
 			r=$?
 			echo "#   $t: failed, run again: status $r"
 		fi
