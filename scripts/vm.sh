@@ -5,17 +5,21 @@
 #
 # usage: scripts/vm.sh --kernel BZIMAGE --initrd BASE.cpio [--cmd 'CMD' | --shell]
 #                      [--add DIR] [--cpus N] [--timeout SEC] [--log FILE] [--quiet]
-#                      [--name LABEL] [--out FILE]
+#                      [--name LABEL] [--out FILE] [--icount]
 #   --out FILE  save what the guest wrote to /dev/ttyS1 (results, status)
 #   --print-accel  print the accelerator that would be used (kvm, tcg) and exit
 #   --add DIR   copy DIR's files into the guest's /bpflock (its working directory)
 #   --quiet     do not stream the console; it is still written to --log
+#   --icount    TCG with instruction counting (-icount shift=0,sleep=off): guest
+#               time advances one nanosecond per instruction executed, so
+#               in-guest timings are instruction counts, whatever the host's load
 # exit: the command's status; 124 timeout; 125 no status (crash, panic, hang)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel= initrd= cmd= shell=0 add= cpus=${VM_CPUS:-4} timeout=${VM_TIMEOUT:-1800}
 boot_timeout=${VM_BOOT_TIMEOUT:-120} log= quiet=0 mem=${VM_MEM:-2G} name=guest out= print_accel=0
+icount=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--name) name=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--print-accel) print_accel=1; shift ;;
+	--icount) icount=1; shift ;;
 	*) die "unknown argument '$1' (see the usage line in $0)" ;;
 	esac
 done
@@ -90,7 +95,10 @@ if [ "$print_accel" -eq 1 ]; then
 	echo "$accel"
 	exit 0
 fi
-if [ "$accel" = kvm ]; then
+if [ "$icount" -eq 1 ]; then
+	# instruction counting needs single-threaded TCG, even where KVM works
+	accel_args=(-accel tcg -icount shift=0,sleep=off -cpu max)
+elif [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu max)
 else
 	accel_args=(-accel tcg,thread=multi -cpu max)

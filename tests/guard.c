@@ -5,7 +5,9 @@
  * locks the same element fires where a CPU may already hold or wait for
  * it: in NMI (sysrq 'l' sends backtrace NMIs to every CPU, whose handler
  * fires nmi:nmi_handler) and in the lock's slow path
- * (lock:contention_begin).
+ * (lock:contention_begin). nmi_storm_pair does the same with the pair
+ * lock of two elements, taken in opposite orders by the tc programs and
+ * the NMI program.
  *
  * Invariant: the element's counter equals the tc runs plus the tracing
  * program's own runs, and the guard skipped it at least once (its
@@ -359,6 +361,7 @@ struct guard_case {
 	bool locks;		/* the tracer takes the lock */
 	const char *second;	/* a locking program on hq's bucket path */
 	const char *tc;		/* the tc program (default tc_inc) */
+	bool pair;		/* tracer and tc program add to elements 0 and 1 */
 };
 
 static void guard_storm(struct kt *t, const void *arg)
@@ -454,6 +457,12 @@ static void guard_storm(struct kt *t, const void *arg)
 		KT_EQ(t, e.cnt, s->tc_runs * REPEAT + runs,
 		      "counter = tc runs + tracer runs (lost or extra increments otherwise)");
 		KT_TRUE(t, misses > 0, "the guard skipped the tracer inside a lock region");
+		key = 1;
+		if (c->pair &&
+		    KT_OK(t, bpf_map_lookup_elem_flags(obj_map_fd(t, obj, "gmap"), &key, &e,
+						       BPF_F_LOCK), "read the pair's second element"))
+			KT_EQ(t, e.cnt, s->tc_runs * REPEAT + runs,
+			      "second counter = tc runs + tracer runs");
 	} else {
 		/* skipped inside lock regions too, on ours: it may spin on other locks */
 		KT_EQ(t, e.cnt, s->tc_runs * REPEAT, "counter = tc runs");
@@ -472,6 +481,9 @@ static const struct guard_case nmi_tp = { "nmi_tp_inc", true, true };
 static const struct guard_case nmi_raw_tp = { "nmi_raw_tp_inc", true, true };
 static const struct guard_case nmi_kprobe = { "nmi_kprobe_inc", true, true };
 static const struct guard_case contention_tp = { "cont_tp_inc", false, true };
+static const struct guard_case nmi_pair = {
+	"nmi_pair", true, true, .tc = "tc_pair", .pair = true
+};
 static const struct guard_case bucket_cycle = {
 	"nmi_bucket", true, false, "freelist_lock", "tc_inc_slow"
 };
@@ -490,6 +502,8 @@ int main(int argc, char **argv)
 		{ "nmi_storm_tracepoint", KT_BEYOND, guard_storm, &nmi_tp },
 		{ "nmi_storm_raw_tp", KT_BEYOND, guard_storm, &nmi_raw_tp },
 		{ "nmi_storm_kprobe", KT_BEYOND, guard_storm, &nmi_kprobe },
+		/* stock has no pair kfuncs */
+		{ "nmi_storm_pair", KT_BEYOND, guard_storm, &nmi_pair },
 		/* stock deadlocks here, before nmi_storm */
 		{ "nmi_bucket_cycle", KT_BEYOND, guard_storm, &bucket_cycle },
 		{ "nmi_storm", KT_BEYOND, guard_storm, &nmi_lock },

@@ -20,6 +20,16 @@
  * xlated_names_map: the lock's map, which the verifier loads into R2
  * before the bpf_spin_lock() call, shows in the translated program as a
  * map id (the attacker review's check: no raw kernel pointer in dumps).
+ *
+ * pair_emitted: a JIT-ed bpf_spin_lock_pair()/bpf_spin_unlock_pair() is
+ * emitted inline too: the words ordered by address (cmp rdi, rsi; jbe;
+ * xchg), a lock cmpxchg on each, a byte store releasing each.
+ *
+ * pair_jit_and_interpreter_share: JIT-ed programs taking elements 0 and 1
+ * with the inline pair, and element 0 paired with itself, run against an
+ * interpreted copy taking them with single locks (the helper), while a
+ * thread reads both with BPF_F_LOCK. Invariant: a == b in every locked
+ * read, and each element's a and b equal the runs that added to it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -63,11 +73,16 @@ static bool jit_set(int v)
 	return fclose(f) == 0 && ok;
 }
 
-static struct bpf_object *load(struct kt *t)
+static struct bpf_object *load_progs(struct kt *t, const char *const *progs)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(jit);
 
-	return obj_load(t, &o, (const char *const[]){ "bump", NULL });
+	return obj_load(t, &o, progs);
+}
+
+static struct bpf_object *load(struct kt *t)
+{
+	return load_progs(t, (const char *const[]){ "bump", NULL });
 }
 
 static bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n)
@@ -93,49 +108,101 @@ static void log_hex(struct kt *t, const __u8 *img, __u32 len)
 	}
 }
 
-static void inline_emitted(struct kt *t, const void *arg)
+/* Where the JIT inlines nothing: a reason to skip, or NULL. */
+static const char *no_inline_here(void)
 {
-	static const __u8 irq_save[] = { 0x9c, 0x41, 0x5b, 0xfa };	/* pushf; pop r11; cli */
-	static const __u8 cmpxchg[] = { 0xf0, 0x0f, 0xb1, 0x17 };	/* lock cmpxchg [rdi], edx */
+	if (jit_get() == 0)
+		return "bpf_jit_enable is 0";
+	if (getenv("BPFLOCK_FLAVOUR") && !strcmp(getenv("BPFLOCK_FLAVOUR"), "debug"))
+		return "debug kernels keep the helpers (CONFIG_BPF_LOCK_DEBUG)";
+	return NULL;
+}
+
+/* The JIT-ed image of a program, logged; its length, 0 on failure. */
+static __u32 jited_image(struct kt *t, int fd, __u8 *img, __u32 size)
+{
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
+
+	if (fd < 0 || !KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "prog info") ||
+	    !KT_TRUE(t, info.jited_prog_len && info.jited_prog_len <= size, "jited"))
+		return 0;
+	len = sizeof(info);
+	info = (struct bpf_prog_info){ .jited_prog_len = size,
+				       .jited_prog_insns = (__u64)(unsigned long)img };
+	if (!KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "jited image"))
+		return 0;
+	kt_log(t, "jited image: %u bytes", info.jited_prog_len);
+	log_hex(t, img, info.jited_prog_len);
+	return info.jited_prog_len;
+}
+
+static const __u8 irq_save[] = { 0x9c, 0x41, 0x5b, 0xfa };	/* pushf; pop r11; cli */
+static const __u8 cmpxchg_rdi[] = { 0xf0, 0x0f, 0xb1, 0x17 };	/* lock cmpxchg [rdi], edx */
+
+static void inline_emitted(struct kt *t, const void *arg)
+{
+	const char *skip = no_inline_here();
 	struct bpf_object *obj;
 	__u8 img[4096];
-	int fd;
+	__u32 n;
 
-	if (jit_get() == 0) {
-		kt_skip(t, "bpf_jit_enable is 0");
-		return;
-	}
-	if (getenv("BPFLOCK_FLAVOUR") && !strcmp(getenv("BPFLOCK_FLAVOUR"), "debug")) {
-		kt_skip(t, "debug kernels keep the helpers (CONFIG_BPF_LOCK_DEBUG)");
+	if (skip) {
+		kt_skip(t, "%s", skip);
 		return;
 	}
 	obj = load(t);
 	if (!obj)
 		return;
-	fd = obj_prog_fd(t, obj, "bump");
-	if (fd < 0 || !KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "prog info"))
+	n = jited_image(t, obj_prog_fd(t, obj, "bump"), img, sizeof(img));
+	if (!n)
 		goto out;
-	if (!KT_TRUE(t, info.jited_prog_len && info.jited_prog_len <= sizeof(img), "jited"))
-		goto out;
-	len = sizeof(info);
-	info = (struct bpf_prog_info){ .jited_prog_len = sizeof(img),
-				       .jited_prog_insns = (__u64)(unsigned long)img };
-	if (!KT_OK(t, bpf_obj_get_info_by_fd(fd, &info, &len), "jited image"))
-		goto out;
-	kt_log(t, "jited image: %u bytes", info.jited_prog_len);
-	log_hex(t, img, info.jited_prog_len);
-	KT_TRUE(t, has_bytes(img, info.jited_prog_len, irq_save, sizeof(irq_save)),
+	KT_TRUE(t, has_bytes(img, n, irq_save, sizeof(irq_save)),
 		"inline interrupt save (pushf; pop r11; cli) in the image");
-	KT_TRUE(t, has_bytes(img, info.jited_prog_len, cmpxchg, sizeof(cmpxchg)),
+	KT_TRUE(t, has_bytes(img, n, cmpxchg_rdi, sizeof(cmpxchg_rdi)),
 		"inline lock cmpxchg on the word in the image");
+out:
+	bpf_object__close(obj);
+}
+
+static void pair_emitted(struct kt *t, const void *arg)
+{
+	/* cmp rdi, rsi; jbe +3; xchg rdi, rsi */
+	static const __u8 order[] = { 0x48, 0x39, 0xf7, 0x76, 0x03, 0x48, 0x87, 0xf7 };
+	static const __u8 cmpxchg_rsi[] = { 0xf0, 0x0f, 0xb1, 0x16 };	/* lock cmpxchg [rsi], edx */
+	/* cmp rdi, rsi; je +3; mov byte [rsi], 0; mov byte [rdi], 0 */
+	static const __u8 release[] = { 0x48, 0x39, 0xf7, 0x74, 0x03, 0xc6, 0x06, 0x00,
+					0xc6, 0x07, 0x00 };
+	const char *skip = no_inline_here();
+	struct bpf_object *obj;
+	__u8 img[4096];
+	__u32 n;
+
+	if (skip) {
+		kt_skip(t, "%s", skip);
+		return;
+	}
+	obj = load_progs(t, (const char *const[]){ "bump_pair", NULL });
+	if (!obj)
+		return;
+	n = jited_image(t, obj_prog_fd(t, obj, "bump_pair"), img, sizeof(img));
+	if (!n)
+		goto out;
+	KT_TRUE(t, has_bytes(img, n, irq_save, sizeof(irq_save)),
+		"inline interrupt save (pushf; pop r11; cli) in the image");
+	KT_TRUE(t, has_bytes(img, n, order, sizeof(order)), "the words ordered by address");
+	KT_TRUE(t, has_bytes(img, n, cmpxchg_rdi, sizeof(cmpxchg_rdi)),
+		"lock cmpxchg on the lower word");
+	KT_TRUE(t, has_bytes(img, n, cmpxchg_rsi, sizeof(cmpxchg_rsi)),
+		"lock cmpxchg on the higher word");
+	KT_TRUE(t, has_bytes(img, n, release, sizeof(release)), "each word released once");
 out:
 	bpf_object__close(obj);
 }
 
 struct reader {
 	int map;
+	int keys;		/* reads keys 0 .. keys - 1 in turn */
 	volatile int stop;
 	long reads, torn;
 };
@@ -147,6 +214,7 @@ static void *read_locked(void *arg)
 	int key = 0;
 
 	while (!r->stop) {
+		key = (key + 1) % r->keys;
 		if (bpf_map_lookup_elem_flags(r->map, &key, &v, BPF_F_LOCK))
 			continue;
 		r->reads++;
@@ -161,10 +229,10 @@ struct runner_pair {
 };
 
 /* The same object again, interpreted, on the map of the first. */
-static struct bpf_object *load_interpreted(struct kt *t, int map, int old)
+static struct bpf_object *load_interpreted(struct kt *t, int map, int old, const char *prog)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(jit);
-	struct bpf_object *obj = obj_open(t, &o, (const char *const[]){ "bump", NULL });
+	struct bpf_object *obj = obj_open(t, &o, (const char *const[]){ prog, NULL });
 
 	if (!obj)
 		return NULL;
@@ -204,7 +272,7 @@ static void jit_and_interpreter_share(struct kt *t, const void *arg)
 	fd[0] = obj_prog_fd(t, obj_jit, "bump");
 	if (map < 0 || fd[0] < 0)
 		goto out;
-	obj_int = load_interpreted(t, map, old);
+	obj_int = load_interpreted(t, map, old, "bump");
 	if (!obj_int)
 		goto out;
 	fd[1] = obj_prog_fd(t, obj_int, "bump");
@@ -212,6 +280,7 @@ static void jit_and_interpreter_share(struct kt *t, const void *arg)
 	    !KT_EQ(t, info.jited_prog_len, 0, "second copy is interpreted"))
 		goto out;
 	rd.map = map;
+	rd.keys = 1;
 	pthread_create(&rth, NULL, read_locked, &rd);
 	for (i = 0; i < 4; i++) {
 		w[i].r = (struct prog_runner){ .prog_fd = fd[i % 2], .runs = runs,
@@ -232,6 +301,74 @@ static void jit_and_interpreter_share(struct kt *t, const void *arg)
 	KT_EQ(t, rd.torn, 0, "torn locked reads");
 	KT_EQ(t, v.a, total, "a");
 	KT_EQ(t, v.b, total, "b");
+out:
+	bpf_object__close(obj_jit);
+	bpf_object__close(obj_int);
+}
+
+static void pair_jit_and_interpreter_share(struct kt *t, const void *arg)
+{
+	/* what each thread runs: the pair, 0 with itself, interpreted, the pair */
+	static const int prog_of[4] = { 0, 1, 2, 0 };
+	struct bpf_object *obj_jit = NULL, *obj_int = NULL;
+	int old = jit_get(), fd[3], map, key, i;
+	long runs = kt_scaled(2000), per_thread = runs * REPEAT, want[2];
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct runner_pair w[4];
+	struct reader rd = {};
+	pthread_t rth;
+	struct elem v;
+
+	if (old < 0 || !jit_set(1)) {
+		kt_fail(t, "cannot set %s", JIT_SYSCTL);
+		return;
+	}
+	obj_jit = load_progs(t, (const char *const[]){ "bump_pair", "bump_pair_same", NULL });
+	jit_set(old);
+	if (!obj_jit)
+		return;
+	map = obj_map_fd(t, obj_jit, "elems");
+	fd[0] = obj_prog_fd(t, obj_jit, "bump_pair");
+	fd[1] = obj_prog_fd(t, obj_jit, "bump_pair_same");
+	if (map < 0 || fd[0] < 0 || fd[1] < 0)
+		goto out;
+	obj_int = load_interpreted(t, map, old, "bump_both");
+	if (!obj_int)
+		goto out;
+	fd[2] = obj_prog_fd(t, obj_int, "bump_both");
+	if (fd[2] < 0 || !KT_OK(t, bpf_obj_get_info_by_fd(fd[2], &info, &len), "prog info") ||
+	    !KT_EQ(t, info.jited_prog_len, 0, "the single-lock copy is interpreted"))
+		goto out;
+	rd.map = map;
+	rd.keys = 2;
+	pthread_create(&rth, NULL, read_locked, &rd);
+	for (i = 0; i < 4; i++) {
+		w[i].r = (struct prog_runner){ .prog_fd = fd[prog_of[i]], .runs = runs,
+					       .repeat = REPEAT, .want = 0 };
+		pthread_create(&w[i].th, NULL, prog_runner_thread, &w[i].r);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(w[i].th, NULL);
+		KT_EQ(t, w[i].r.err, 0, "test_run");
+		KT_EQ(t, w[i].r.bad, 0, "bad return values");
+	}
+	rd.stop = 1;
+	pthread_join(rth, NULL);
+	/* element 0: every thread adds; element 1: all but the one pairing 0 with itself */
+	want[0] = 4 * per_thread;
+	want[1] = 3 * per_thread;
+	kt_log(t, "%ld runs each: 2 threads JIT-ed pair, 1 pair of an element with itself, 1 interpreted single locks; %ld locked reads, %ld torn",
+	       per_thread, rd.reads, rd.torn);
+	KT_EQ(t, rd.torn, 0, "torn locked reads");
+	for (key = 0; key < 2; key++) {
+		if (!KT_OK(t, bpf_map_lookup_elem_flags(map, &key, &v, BPF_F_LOCK), "final read"))
+			break;
+		kt_log(t, "element %d: a=%llu b=%llu, want %ld", key, (unsigned long long)v.a,
+		       (unsigned long long)v.b, want[key]);
+		KT_EQ(t, v.a, want[key], "a");
+		KT_EQ(t, v.b, want[key], "b");
+	}
 out:
 	bpf_object__close(obj_jit);
 	bpf_object__close(obj_int);
@@ -332,6 +469,9 @@ static const struct kt_case cases[] = {
 	{ "jit_and_interpreter_share", KT_FEATURE, jit_and_interpreter_share },
 	{ "fdinfo_contention", KT_BEYOND, fdinfo_contention },
 	{ "xlated_names_map", KT_BEYOND, xlated_names_map },
+	/* stock has no pair kfuncs */
+	{ "pair_emitted", KT_BEYOND, pair_emitted },
+	{ "pair_jit_and_interpreter_share", KT_BEYOND, pair_jit_and_interpreter_share },
 };
 
 int main(int argc, char **argv)

@@ -4,8 +4,9 @@
  * for one: in NMI (nmi:nmi_handler as tp_btf, tracepoint and raw
  * tracepoint; a kprobe on show_regs(), which the backtrace NMI calls) and
  * in the lock's own slow path (lock:contention_begin as tp_btf and as a
- * tracepoint), against tc programs taking the same lock. Stock 6.1 allows
- * only the tp_btf ones to lock.
+ * tracepoint), against tc programs taking the same lock; and the pair of
+ * two elements, in NMI against tc programs taking it. Stock 6.1 allows
+ * only the tp_btf ones to lock, and has no pair.
  */
 #include "bpflock.h"
 
@@ -15,9 +16,10 @@ struct gelem {
 	int pad;
 };
 
+/* element 1: the pair's second word (tc_pair, nmi_pair) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, int);
 	__type(value, struct gelem);
 } gmap SEC(".maps");
@@ -109,6 +111,42 @@ int name(void *ctx)							\
 NMI_INC("tp/nmi/nmi_handler", nmi_tp_inc)
 NMI_INC("raw_tp/nmi_handler", nmi_raw_tp_inc)
 NMI_INC("kprobe/show_regs", nmi_kprobe_inc)
+
+/* weak: the object loads without them on stock (the pair case is ours only) */
+extern void bpf_spin_lock_pair(struct bpf_spin_lock *a, struct bpf_spin_lock *b) __ksym __weak;
+extern void bpf_spin_unlock_pair(struct bpf_spin_lock *a, struct bpf_spin_lock *b) __ksym __weak;
+
+/* Both elements under one pair lock, taken in the order opposite to tc_pair's. */
+static __always_inline int pair_inc(int first)
+{
+	int k0 = first, k1 = !first;
+	struct gelem *a = bpf_map_lookup_elem(&gmap, &k0);
+	struct gelem *b = bpf_map_lookup_elem(&gmap, &k1);
+
+	if (!a || !b)
+		return 1;
+	bpf_spin_lock_pair(&a->lock, &b->lock);
+	a->cnt++;
+	b->cnt++;
+	bpf_spin_unlock_pair(&a->lock, &b->lock);
+	return 0;
+}
+
+SEC("tc")
+int tc_pair(struct __sk_buff *skb)
+{
+	return pair_inc(0);
+}
+
+SEC("tp_btf/nmi_handler")
+int nmi_pair(void *ctx)
+{
+	struct gstats *s = stats();
+
+	if (s && !pair_inc(1))
+		__sync_fetch_and_add(&s->nmi_runs, 1);
+	return 0;
+}
 
 SEC("tp/lock/contention_begin")
 int cont_tp_inc(void *ctx)
