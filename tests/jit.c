@@ -22,8 +22,8 @@
  * map id (the attacker review's check: no raw kernel pointer in dumps).
  *
  * pair_emitted: a JIT-ed bpf_spin_lock_pair()/bpf_spin_unlock_pair() is
- * emitted inline too: the words ordered by address (cmp rdi, rsi; jbe;
- * xchg), a lock cmpxchg on each, a byte store releasing each.
+ * emitted inline too: the words ordered by address (cmp rdi, rsi and two
+ * cmova), a lock cmpxchg on each, a byte store releasing each.
  *
  * pair_jit_and_interpreter_share: JIT-ed programs taking elements 0 and 1
  * with the inline pair, and element 0 paired with itself, run against an
@@ -167,8 +167,9 @@ out:
 
 static void pair_emitted(struct kt *t, const void *arg)
 {
-	/* cmp rdi, rsi; jbe +3; xchg rdi, rsi */
-	static const __u8 order[] = { 0x48, 0x39, 0xf7, 0x76, 0x03, 0x48, 0x87, 0xf7 };
+	/* mov rax, rdi; cmp rdi, rsi; cmova rdi, rsi; cmova rsi, rax */
+	static const __u8 order[] = { 0x48, 0x89, 0xf8, 0x48, 0x39, 0xf7,
+				      0x48, 0x0f, 0x47, 0xfe, 0x48, 0x0f, 0x47, 0xf0 };
 	static const __u8 cmpxchg_rsi[] = { 0xf0, 0x0f, 0xb1, 0x16 };	/* lock cmpxchg [rsi], edx */
 	/* cmp rdi, rsi; je +3; mov byte [rsi], 0; mov byte [rdi], 0 */
 	static const __u8 release[] = { 0x48, 0x39, 0xf7, 0x74, 0x03, 0xc6, 0x06, 0x00,
