@@ -267,6 +267,38 @@ static void two_elements(const struct embedded_obj *o)
 	}
 }
 
+/*
+ * The verifier's cost: open, load and close the per-packet program's
+ * object (ELF, BTF, two maps, the program, whose loop the verifier walks
+ * through the lock call once per iteration), best of BEST tries.
+ */
+static void verify(const char *row, const struct embedded_obj *o)
+{
+	struct kt t = { .name = "bench" };
+	long i, n = scale / 10 > 0 ? scale / 10 : 1;
+	double t0, d, best = 0;
+	int try;
+
+	pin(0);
+	for (try = 0; try < BEST; try++) {
+		t0 = now();
+		for (i = 0; i < n; i++) {
+			struct bpf_object *obj = obj_load(&t, o, (const char *const[]){
+								   "packet_section", NULL });
+
+			if (!obj) {
+				printf("# %s: does not load\n", row);
+				return;
+			}
+			bpf_object__close(obj);
+		}
+		d = now() - t0;
+		if (!best || d < best)
+			best = d;
+	}
+	printf("%s,%.6f\n", row, n / best);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(bench);
@@ -301,6 +333,7 @@ int main(int argc, char **argv)
 	uncontended("per-packet section: lookup + lock + 4 field updates + unlock (1 thread)",
 		    obj_prog_fd(&t, obj, "packet_section"));
 	two_elements(&o);
+	verify("verifier: load the per-packet program (1 thread)", &o);
 	if (icount) {
 		syscall_rows(hash, array, "");
 		goto out;
