@@ -14,7 +14,7 @@
 # usage: scripts/install-test.sh     (after make deb; results in build/results/install)
 # env:   SUITE (bookworm), MIRROR (the apt source of this machine),
 #        CONTROL=0 to skip the Debian-kernel boot (and the comparison),
-#        BOOT_TIMEOUT (2400 s per boot), RUN_SECONDS (3 s per tool)
+#        BOOT_TIMEOUT (2400 s per boot), RUN_SECONDS (2 s per tool, after one round of load)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -45,9 +45,10 @@ guard=$BPFLOCK_CACHE/tests/$(installed_version)/bin/guard
 # The debootstrap root is kept between runs, one per package list; every
 # run installs into a copy. Debian's linux-image packages depend on
 # linux-base; systemd-sysv makes systemd PID 1; dbus for logind;
-# bpftrace and bpftool are what the checks run; iproute2, procps and
+# bpftrace and bpftool are what the checks run (bpftrace's tcp* tools and
+# runqlat include libc6-dev's headers); iproute2, procps and
 # netcat-openbsd make the load.
-include=initramfs-tools,kmod,udev,linux-base,systemd,systemd-sysv,dbus,bpftrace,bpftool,iproute2,procps,netcat-openbsd
+include=initramfs-tools,kmod,udev,linux-base,systemd,systemd-sysv,dbus,bpftrace,bpftool,libc6-dev,iproute2,procps,netcat-openbsd
 base=$work/base-$suite-$(echo "$include" | sha256sum | cut -c1-12)
 if [ "$(cat "$base/.bpflock-ready" 2>/dev/null)" != "$include" ]; then
 	say "debootstrap $suite from $mirror into $base (~2 min)"
@@ -122,7 +123,7 @@ boot_disk() {
 		-smp 4 -m 2G -nographic -no-reboot -nic none \
 		-kernel "$mnt/vmlinuz" -initrd "$mnt/initrd" \
 		-drive "file=$work/$name.img,if=virtio,format=raw" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.setenv=RUN_SECONDS=${RUN_SECONDS:-3}" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.setenv=RUN_SECONDS=${RUN_SECONDS:-2}" \
 		</dev/null >"$log" 2>&1 || true
 	echo "boot $name $(($(date +%s) - t)) s" >>"$results/times.txt"
 	rm -rf "$mnt"
