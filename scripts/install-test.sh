@@ -117,7 +117,7 @@ boot_disk() {
 	[ -s "$mnt/vmlinuz" ] && [ -s "$mnt/initrd" ] || die "$name: no /boot/vmlinuz-$rel or initrd on $work/$name.img"
 	accel=$("$BPFLOCK_ROOT/scripts/vm.sh" --print-accel --kernel "$mnt/vmlinuz" --initrd "$mnt/initrd")
 	[ "$accel" = kvm ] && accel=kvm || accel=tcg,thread=multi
-	say "$name: booting $rel from its disk with systemd; the checks take ~10 min under TCG (console: $log)"
+	say "$name: booting $rel from its disk with systemd; the checks take ~15 min under TCG (console: $log)"
 	t=$(date +%s)
 	timeout -k 5 "${BOOT_TIMEOUT:-2400}" qemu-system-x86_64 -accel "$accel" -cpu max \
 		-smp 4 -m 2G -nographic -no-reboot -nic none \
