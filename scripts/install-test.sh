@@ -212,8 +212,10 @@ if [ "${CONTROL:-1}" = 1 ]; then
 		say "FAIL compare: see the lines above and $results/table.md; the guests' logs: $results/*-console.log"
 		status=1
 	fi
-else
-	awk '$3 == "fail" && $1 == "unit"' "$results/ours-results.txt" | grep -q . && status=1
+elif awk '$3 == "fail" && ($1 == "unit" || $2 == "console-splats" || $2 == "finished")' \
+	"$results/ours-results.txt" | grep -q .; then
+	say "FAIL ours: a unit failed, a splat, or the checks did not finish: $results/ours-results.txt"
+	status=1
 fi
 echo "install-test $(($(date +%s) - start)) s" >>"$results/times.txt"
 say "install test took $(($(date +%s) - start)) s ($(paste -sd, "$results/times.txt" | sed 's/,/, /g'))"
