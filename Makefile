@@ -21,7 +21,7 @@ help:
 	@echo "  make test-kcsan          the suite and a 60 s torture on KCSAN builds of stock and ours + race report"
 	@echo "  make test FLAVOUR=debian the suite on ours built from Debian's config and on Debian's own kernel"
 	@echo "  make deb [MODULES=file]  installable linux-image/linux-headers packages of ours in build/deb"
-	@echo "  make install-test        debootstrap a Debian root, dpkg -i our package, boot it from disk, check"
+	@echo "  make install-test        Debian 12 + our package booted with systemd: units, bpftrace tools, vs Debian's kernel"
 	@echo "  make torture [SECONDS=60] the torture case alone on stock and ours, for SECONDS"
 	@echo "  make bench [ROUNDS=5]    benchmarks: stock vs ours, interleaved rounds, then instruction"
 	@echo "                           counts under QEMU icount [ICOUNT_ROUNDS=3] (not a test)"

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The install test: a minimal Debian root made with debootstrap from
-# Debian's packages, our linux-image .deb installed in it with dpkg -i (its
-# postinst makes the initramfs-tools initramfs), booted in QEMU from that
-# disk, where bpflock-check must find our lock. As a control, the same root
-# with Debian's own linux-image of the tree version must boot and be told
-# "NOT bpflock".
+# The install test: a Debian 12 root made with debootstrap from Debian's
+# packages (systemd as init, bpftrace, bpftool), our linux-image .deb
+# installed in it with dpkg -i (its postinst makes the initramfs-tools
+# initramfs), booted in QEMU from that disk to multi-user.target; then the
+# same root with Debian's own linux-image of the tree version. On each,
+# bpflock-install-test.service (guest/install/) checks systemd and its BPF
+# programs, runs every bpftrace tool and one-liner under a small load,
+# shows a tracing program skipped inside lock regions, runs
+# bpflock-check, and prints one result line per row. The rows of both
+# boots are compared: a different outcome fails unless it is listed with
+# its reason in config/install-differences.txt.
 #
 # usage: scripts/install-test.sh     (after make deb; results in build/results/install)
 # env:   SUITE (bookworm), MIRROR (the apt source of this machine),
-#        CONTROL=0 to skip the Debian-kernel control boot
+#        CONTROL=0 to skip the Debian-kernel boot (and the comparison),
+#        BOOT_TIMEOUT (2400 s per boot), RUN_SECONDS (2 s per tool, after one round of load)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,22 +29,37 @@ suite=${SUITE:-bookworm}
 mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 results=$BPFLOCK_ROOT/build/results/install
+differences=$BPFLOCK_ROOT/config/install-differences.txt
+[ -f "$differences" ] || die "$differences is missing: it lists the intended differences (restore it from git)"
 mkdir -p "$results"
+rm -f "$results"/*-results.txt "$results"/table.md "$results"/times.txt
 work=$BPFLOCK_CACHE/install-test
-base=$work/base-$suite
 start=$(date +%s)
 
-# The debootstrap root is kept between runs; every run installs into a copy.
-# Debian's linux-image packages depend on linux-base.
-include=initramfs-tools,kmod,udev,linux-base
+# The test binary that shows a tracing program skipped inside lock
+# regions (guard's nmi_no_lock case), built with the tests.
+guard=$BPFLOCK_CACHE/tests/$(installed_version)/bin/guard
+[ -x "$guard" ] || guard=$("$BPFLOCK_ROOT/scripts/build-tests.sh")/bin/guard
+[ -x "$guard" ] || die "no guard test binary at $guard: run scripts/build-tests.sh"
+
+# The debootstrap root is kept between runs, one per package list; every
+# run installs into a copy. Debian's linux-image packages depend on
+# linux-base; systemd-sysv makes systemd PID 1; dbus for logind;
+# bpftrace and bpftool are what the checks run (bpftrace's tcp* tools and
+# runqlat include libc6-dev's headers); iproute2, procps and
+# netcat-openbsd make the load.
+include=initramfs-tools,kmod,udev,linux-base,systemd,systemd-sysv,dbus,bpftrace,bpftool,libc6-dev,iproute2,procps,netcat-openbsd
+base=$work/base-$suite-$(echo "$include" | sha256sum | cut -c1-12)
 if [ "$(cat "$base/.bpflock-ready" 2>/dev/null)" != "$include" ]; then
 	say "debootstrap $suite from $mirror into $base (~2 min)"
+	t=$(date +%s)
 	rm -rf "$base"
 	mkdir -p "$work"
 	debootstrap --variant=minbase --include="$include" \
 		"$suite" "$base" "$mirror" >"$work/debootstrap.log" 2>&1 ||
 		die "debootstrap failed; log: $work/debootstrap.log"
 	echo "$include" >"$base/.bpflock-ready"
+	echo "debootstrap $(($(date +%s) - t)) s" >>"$results/times.txt"
 fi
 
 mounted=()
@@ -49,7 +70,7 @@ cleanup() {
 trap cleanup EXIT
 
 # Copy the root, install the given .deb files with dpkg -i inside it, add
-# the check and an init that runs it, and make an ext4 disk from it.
+# the check, the checks' units and guard, and make an ext4 disk from it.
 make_disk() {
 	local name=$1 root=$work/root-$1 d
 	shift
@@ -69,53 +90,113 @@ make_disk() {
 	mounted=()
 	rm -rf "$root/tmp/debs"
 	install -m 0755 "$debs/bpflock-check" "$root/usr/local/sbin/bpflock-check"
-	cat >"$root/usr/local/sbin/bpflock-install-init" <<'INIT'
-#!/bin/sh
-# PID 1 of the install test: say what booted, run the check, power off.
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-echo "install-test: running $(uname -r): $(uname -v)"
-echo "install-test: root $(awk '$2 == "/" { print $1, $3 }' /proc/mounts)"
-echo "install-test: modules the initramfs loaded: $(awk '{ print $1 }' /proc/modules | sort | tr '\n' ' ')"
-/usr/local/sbin/bpflock-check
-echo "install-test: bpflock-check status $?"
-sync
-echo o >/proc/sysrq-trigger
-sleep 10
-INIT
-	chmod 0755 "$root/usr/local/sbin/bpflock-install-init"
+	install -D -m 0755 "$guard" "$root/usr/local/libexec/bpflock/guard"
+	install -m 0755 "$BPFLOCK_ROOT/guest/install/bpflock-install-check" "$root/usr/local/sbin/"
+	install -m 0644 "$BPFLOCK_ROOT"/guest/install/*.service "$root/etc/systemd/system/"
+	systemctl --root="$root" --quiet enable bpflock-install-test.service bpflock-bpf-demo.service
+	# The checks print on ttyS0: no login prompt there.
+	systemctl --root="$root" --quiet mask serial-getty@ttyS0.service
 	ls "$root"/boot/vmlinuz-* "$root"/boot/initrd.img-* >"$results/$name-boot.txt" ||
 		die "$name: the package left no kernel or initramfs in /boot"
 	rm -f "$work/$name.img"
 	mke2fs -q -t ext4 -L root -d "$root" "$work/$name.img" 3G ||
 		die "mke2fs -d failed for $name"
+	rm -rf "$root"
 }
 
-# Boot a disk with the kernel and initramfs it holds; print the check's status.
+# Boot a disk with the kernel and initramfs it holds, systemd as PID 1;
+# keep the result rows in $results/<name>-results.txt.
 boot_disk() {
-	local name=$1 rel=$2 root=$work/root-$1 log=$results/$1-console.log
-	say "$name: booting $rel from its disk (virtio, ext4) with its initramfs-tools initramfs"
-	local accel
-	accel=$("$BPFLOCK_ROOT/scripts/vm.sh" --print-accel --kernel "$root/boot/vmlinuz-$rel" \
-		--initrd "$root/boot/initrd.img-$rel")
+	local name=$1 rel=$2 log=$results/$1-console.log accel t rows
+	local mnt=$work/boot-$name
+	# The kernel and initrd QEMU loads, taken out of the disk image.
+	rm -rf "$mnt"
+	mkdir -p "$mnt"
+	debugfs -R "dump /boot/vmlinuz-$rel $mnt/vmlinuz" "$work/$name.img" >/dev/null 2>&1
+	debugfs -R "dump /boot/initrd.img-$rel $mnt/initrd" "$work/$name.img" >/dev/null 2>&1
+	[ -s "$mnt/vmlinuz" ] && [ -s "$mnt/initrd" ] || die "$name: no /boot/vmlinuz-$rel or initrd on $work/$name.img"
+	accel=$("$BPFLOCK_ROOT/scripts/vm.sh" --print-accel --kernel "$mnt/vmlinuz" --initrd "$mnt/initrd")
 	[ "$accel" = kvm ] && accel=kvm || accel=tcg,thread=multi
-	timeout -k 5 600 qemu-system-x86_64 -accel "$accel" -cpu max \
-		-smp 4 -m 2G -nographic -no-reboot \
-		-kernel "$root/boot/vmlinuz-$rel" -initrd "$root/boot/initrd.img-$rel" \
+	say "$name: booting $rel from its disk with systemd; the checks take ~15 min under TCG (console: $log)"
+	t=$(date +%s)
+	timeout -k 5 "${BOOT_TIMEOUT:-2400}" qemu-system-x86_64 -accel "$accel" -cpu max \
+		-smp 4 -m 2G -nographic -no-reboot -nic none \
+		-kernel "$mnt/vmlinuz" -initrd "$mnt/initrd" \
 		-drive "file=$work/$name.img,if=virtio,format=raw" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 init=/usr/local/sbin/bpflock-install-init" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.setenv=RUN_SECONDS=${RUN_SECONDS:-2}" \
 		</dev/null >"$log" 2>&1 || true
-	grep -a '^install-test:\|^bpflock-check:' "$log" | tr -d '\r' >&2 || true
-	sed -n 's/^install-test: bpflock-check status \([0-9]*\).*/\1/p' "$log" | tr -d '\r' | tail -n 1
+	echo "boot $name $(($(date +%s) - t)) s" >>"$results/times.txt"
+	rm -rf "$mnt"
+	tr -d '\r' <"$log" | grep -a '^install-test: ' >"$results/$name-lines.txt" || true
+	sed -n 's/^install-test: \(unit\|tool\|oneliner\|check\) /\1 /p' "$results/$name-lines.txt" >"$results/$name-results.txt"
+	if "$BPFLOCK_ROOT/scripts/splats.sh" "$log" 2>"$results/$name-splats.txt"; then
+		echo "check console-splats ok none in the console log" >>"$results/$name-results.txt"
+	else
+		echo "check console-splats fail $(grep -a -m 1 -v '^\[bpflock\]' "$results/$name-splats.txt")" >>"$results/$name-results.txt"
+	fi
+	grep -q '^install-test: info done' "$results/$name-lines.txt" ||
+		echo "check finished fail the checks did not finish in ${BOOT_TIMEOUT:-2400} s" >>"$results/$name-results.txt"
+	grep '^install-test: info \|^install-test: bpftool' "$results/$name-lines.txt" | sed 's/^install-test: /  /' >&2 || true
+	rows=$(wc -l <"$results/$name-results.txt")
+	say "$name: $rows rows, $(grep -c '^[^ ]* [^ ]* fail ' "$results/$name-results.txt") fail, in $(($(date +%s) - t)) s"
+}
+
+# The outcome of a row (kind/name) on a kernel, "missing" if absent.
+outcome() {
+	awk -v k="${2%%/*}" -v n="${2#*/}" '$1 == k && $2 == n { print $3; f = 1; exit } END { if (!f) print "missing" }' \
+		"$results/$1-results.txt"
+}
+detail() {
+	awk -v k="${2%%/*}" -v n="${2#*/}" '$1 == k && $2 == n { $1 = $2 = $3 = ""; sub(/^ +/, ""); print; exit }' \
+		"$results/$1-results.txt" | sed 's/|/\\|/g'
+}
+
+# The intended difference of a row: "<Debian's outcome> <ours> <reason>".
+intended() {
+	awk -v r="$1" '$1 == r { $1 = ""; sub(/^ +/, ""); print; exit }' <(grep -v '^#' "$differences")
+}
+
+# One table row per check, Debian's kernel against ours; a different
+# outcome that is not listed fails, and so does a unit that failed on
+# either kernel.
+compare() {
+	local drel=$1 row d o why status=0 same
+	{
+		echo "| row | Debian's $drel | ours $release | |"
+		echo "|---|---|---|---|"
+	} >"$results/table.md"
+	for row in $(cat "$results/debian-results.txt" "$results/ours-results.txt" | awk '{ print $1 "/" $2 }' | awk '!s[$0]++'); do
+		d=$(outcome debian "$row")
+		o=$(outcome ours "$row")
+		why=$(intended "$row")
+		if [ "$d" = "$o" ]; then
+			same=same
+		elif [ -n "$why" ] && [ "$(echo "$why" | cut -d' ' -f1-2)" = "$d $o" ]; then
+			same="intended: $(echo "$why" | cut -d' ' -f3-)"
+		else
+			same="**DIFFERS**"
+			say "DIFFERENCE $row: Debian's $d ($(detail debian "$row")), ours $o ($(detail ours "$row"))"
+			status=1
+		fi
+		case "$row:$d:$o" in
+		unit/*:fail:* | unit/*:*:fail | unit/*:missing:* | unit/*:*:missing | check/console-splats:*:fail | check/finished:*)
+			say "FAIL $row: Debian's $d, ours $o"
+			status=1
+			;;
+		esac
+		echo "| $row | $d: $(detail debian "$row") | $o: $(detail ours "$row") | $same |" >>"$results/table.md"
+	done
+	return $status
 }
 
 status=0
 make_disk ours "$debs"/linux-image-"$release"_*.deb
-rc=$(boot_disk ours "$release")
-if [ "$rc" = 0 ] && grep -aq "^install-test: running $release" "$results/ours-console.log"; then
-	say "PASS ours: $release installed with dpkg -i, booted from disk, bpflock-check found our lock"
+boot_disk ours "$release"
+if grep -q '^check bpflock-check ok ' "$results/ours-results.txt" &&
+	grep -aq "^install-test: info running $release" "$results/ours-lines.txt"; then
+	say "PASS ours: $release installed with dpkg -i, booted from disk with systemd, bpflock-check found our lock"
 else
-	say "FAIL ours: bpflock-check status '${rc:-none}'; console: $results/ours-console.log"
+	say "FAIL ours: bpflock-check: $(grep '^check bpflock-check ' "$results/ours-results.txt" || echo missing); console: $results/ours-console.log"
 	status=1
 fi
 
@@ -124,13 +205,18 @@ if [ "${CONTROL:-1}" = 1 ]; then
 	deb=$(ls "$(dirname "$(dirname "$(dirname "$deb")")")"/*.deb)
 	drel=$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')
 	make_disk debian "$deb"
-	rc=$(boot_disk debian "$drel")
-	if [ "$rc" = 1 ]; then
-		say "PASS control: Debian's $drel booted the same way and bpflock-check said NOT bpflock"
+	boot_disk debian "$drel"
+	if compare "$drel"; then
+		say "PASS compare: every row of Debian's $drel and ours has the same outcome or an intended difference ($results/table.md)"
 	else
-		say "FAIL control: on Debian's $drel bpflock-check status was '${rc:-none}' (want 1); console: $results/debian-console.log"
+		say "FAIL compare: see the lines above and $results/table.md; the guests' logs: $results/*-console.log"
 		status=1
 	fi
+elif awk '$3 == "fail" && ($1 == "unit" || $2 == "console-splats" || $2 == "finished")' \
+	"$results/ours-results.txt" | grep -q .; then
+	say "FAIL ours: a unit failed, a splat, or the checks did not finish: $results/ours-results.txt"
+	status=1
 fi
-say "install test took $(($(date +%s) - start)) s"
+echo "install-test $(($(date +%s) - start)) s" >>"$results/times.txt"
+say "install test took $(($(date +%s) - start)) s ($(paste -sd, "$results/times.txt" | sed 's/,/, /g'))"
 exit $status
