@@ -51,26 +51,12 @@ struct elem {
 
 static int jit_get(void)
 {
-	FILE *f = fopen(JIT_SYSCTL, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
+	return sysctl_get(JIT_SYSCTL);
 }
 
 static bool jit_set(int v)
 {
-	FILE *f = fopen(JIT_SYSCTL, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fprintf(f, "%d\n", v) > 0;
-	return fclose(f) == 0 && ok;
+	return sysctl_set(JIT_SYSCTL, v);
 }
 
 static struct bpf_object *load_progs(struct kt *t, const char *const *progs)
@@ -83,16 +69,6 @@ static struct bpf_object *load_progs(struct kt *t, const char *const *progs)
 static struct bpf_object *load(struct kt *t)
 {
 	return load_progs(t, (const char *const[]){ "bump", NULL });
-}
-
-static bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n)
-{
-	__u32 i;
-
-	for (i = 0; i + n <= len; i++)
-		if (!memcmp(img + i, pat, n))
-			return true;
-	return false;
 }
 
 /* The image as hex, for `objdump -D -b binary -mi386:x86-64` on the host. */
@@ -373,25 +349,6 @@ static void pair_jit_and_interpreter_share(struct kt *t, const void *arg)
 out:
 	bpf_object__close(obj_jit);
 	bpf_object__close(obj_int);
-}
-
-/* A "name:\tvalue" line of the map's fdinfo; -1 if there is none. */
-static long long fdinfo_value(int fd, const char *name)
-{
-	char path[64], line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 static void fdinfo_contention(struct kt *t, const void *arg)

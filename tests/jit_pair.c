@@ -47,30 +47,6 @@ struct elem {
 
 #define REPEAT 100
 
-static bool sysctl_set(const char *path, int v)
-{
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fprintf(f, "%d\n", v) > 0;
-	return fclose(f) == 0 && ok;
-}
-
-static int sysctl_get(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 #define HARDEN "/proc/sys/net/core/bpf_jit_harden"
 
 static struct bpf_object *load(struct kt *t, const char *const *progs)
@@ -107,16 +83,6 @@ static void *read_locked(void *arg)
 }
 
 static __u8 img[65536];
-
-static bool has_bytes(const __u8 *p, __u32 len, const __u8 *pat, __u32 n)
-{
-	__u32 i;
-
-	for (i = 0; i + n <= len; i++)
-		if (!memcmp(p + i, pat, n))
-			return true;
-	return false;
-}
 
 /* Is the pair inline in the program's image? */
 /*
@@ -277,24 +243,6 @@ static void tail_pair(struct kt *t, const void *arg)
 	bpf_map_delete_elem(jmp, &(int){ 0 });
 out:
 	bpf_object__close(obj);
-}
-
-static long long fdinfo_value(int fd, const char *name)
-{
-	char path[64], line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 /*

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/btf.h>
 #include <bpf/btf.h>
 
@@ -392,4 +393,56 @@ void pin_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+int sysctl_get(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+bool sysctl_set(const char *path, int v)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, "%d\n", v) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i + n <= len; i++)
+		if (!memcmp(img + i, pat, n))
+			return true;
+	return false;
+}
+
+long long fdinfo_value(int fd, const char *name)
+{
+	char path[64], line[256];
+	long long v = -1;
+	size_t n = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return v;
 }

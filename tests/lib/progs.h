@@ -83,4 +83,14 @@ int load_one_logged(const struct embedded_obj *o, const char *prog,
 /* Run the calling thread on one CPU only. */
 void pin_cpu(int cpu);
 
+/* An integer sysctl (a /proc/sys path): its value, -1 if unreadable. */
+int sysctl_get(const char *path);
+bool sysctl_set(const char *path, int v);
+
+/* Does img[0..len) hold the n bytes of pat? (JIT-ed images) */
+bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n);
+
+/* A "name:\tvalue" line of fd's fdinfo; -1 if there is none. */
+long long fdinfo_value(int fd, const char *name);
+
 #endif
