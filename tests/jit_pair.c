@@ -86,6 +86,34 @@ static __u8 img[65536];
 
 /* Is the pair inline in the program's image? */
 /*
+ * Run n programs, one thread each, runs x REPEAT times; fail on a test_run
+ * error or a bad return value. want[k] (k < nelems) gains the runs of every
+ * program whose adds[] has bit k: the element counts it must end with.
+ */
+static void run_programs(struct kt *t, const int *fd, const char *const *names,
+			 const int *adds, int n, long runs, long *want, int nelems)
+{
+	struct prog_runner r[8];
+	pthread_t th[8];
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		r[i] = (struct prog_runner){ .prog_fd = fd[i], .runs = runs, .repeat = REPEAT };
+		pthread_create(&th[i], NULL, prog_runner_thread, &r[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		KT_EQ(t, r[i].err, 0, "test_run");
+		if (r[i].bad)
+			kt_fail(t, "%s: %ld bad runs, last retval %u", names[i], r[i].bad,
+				r[i].bad_retval);
+		for (k = 0; k < nelems; k++)
+			if (adds[i] & (1 << k))
+				want[k] += runs * REPEAT;
+	}
+}
+
+/*
  * The pair is emitted as the JIT should: inline (lock cmpxchg on the
  * higher word in rsi), except on debug kernels, which keep the kfunc
  * calls (CONFIG_BPF_LOCK_DEBUG) and run every case through them.
@@ -118,9 +146,8 @@ static void storm(struct kt *t, bool harden)
 	static const int adds[8] = { 0x3, 0x3, 0x6, 0x5, 0x1, 0x2, 0x11, 0x22 };
 	int old = sysctl_get(HARDEN), map, map2, hmap, badc, fd[8], i, k;
 	long runs = kt_scaled(300), per = runs * REPEAT, want[6] = {};
-	struct prog_runner r[8];
-	pthread_t th[8], rth;
 	struct reader rd = {};
+	pthread_t rth;
 	struct bpf_object *obj;
 	struct elem v, zero = {};
 	__u64 bad;
@@ -148,20 +175,7 @@ static void storm(struct kt *t, bool harden)
 	rd.map = map;
 	rd.hmap = hmap;
 	pthread_create(&rth, NULL, read_locked, &rd);
-	for (i = 0; i < 8; i++) {
-		r[i] = (struct prog_runner){ .prog_fd = fd[i], .runs = runs, .repeat = REPEAT };
-		pthread_create(&th[i], NULL, prog_runner_thread, &r[i]);
-	}
-	for (i = 0; i < 8; i++) {
-		pthread_join(th[i], NULL);
-		KT_EQ(t, r[i].err, 0, "test_run");
-		if (r[i].bad)
-			kt_fail(t, "%s: %ld bad runs, last retval %u", storm_progs[i], r[i].bad,
-				r[i].bad_retval);
-		for (k = 0; k < 6; k++)
-			if (adds[i] & (1 << k))
-				want[k] += per;
-	}
+	run_programs(t, fd, storm_progs, adds, 8, runs, want, 6);
 	rd.stop = 1;
 	pthread_join(rth, NULL);
 	kt_log(t, "%ld runs per program; %ld locked reads, %ld torn", per, rd.reads, rd.torn);
@@ -337,12 +351,11 @@ static void slowpath_tracer(struct kt *t, const void *arg)
 	/* elems[0] and elems[1] adds of the tc programs above, by thread */
 	static const int adds[6] = { 0x3, 0x3, 0x1, 0x2, 0x1, 0x2 };
 	struct bpf_link *l1 = NULL, *l2 = NULL;
-	long runs = kt_scaled(200), per = runs * REPEAT, want[2] = {};
+	long runs = kt_scaled(200), want[2] = {};
 	int map, map2, hmap, badc, tr, fd[6], i, k;
 	struct bpf_prog_info info;
 	__u32 len;
-	struct prog_runner r[6];
-	pthread_t th[6], uth;
+	pthread_t uth;
 	struct reader up = {};
 	struct bpf_object *obj = load(t, progs);
 	struct elem v, zero = {};
@@ -367,20 +380,7 @@ static void slowpath_tracer(struct kt *t, const void *arg)
 	up.map = map2;
 	up.hmap = hmap;
 	pthread_create(&uth, NULL, update_locked, &up);
-	for (i = 0; i < 6; i++) {
-		r[i] = (struct prog_runner){ .prog_fd = fd[i], .runs = runs, .repeat = REPEAT };
-		pthread_create(&th[i], NULL, prog_runner_thread, &r[i]);
-	}
-	for (i = 0; i < 6; i++) {
-		pthread_join(th[i], NULL);
-		KT_EQ(t, r[i].err, 0, "test_run");
-		if (r[i].bad)
-			kt_fail(t, "%s: %ld bad runs, last retval %u", progs[i], r[i].bad,
-				r[i].bad_retval);
-		for (k = 0; k < 2; k++)
-			if (adds[i] & (1 << k))
-				want[k] += per;
-	}
+	run_programs(t, fd, progs, adds, 6, runs, want, 2);
 	up.stop = 1;
 	pthread_join(uth, NULL);
 	bpf_link__destroy(l1);
