@@ -11,6 +11,9 @@
 #   SUITE         test_verifier veristat test_maps test_progs (default: all)
 # env: FRESH=1 (run every guest, even where a stored result of the same
 #      kernel and selftests could be reused),
+#      UPSTREAM_ICOUNT=1 (one vCPU under QEMU's instruction counting, so
+#      that veristat's durations are guest instructions: a measurement,
+#      never reused nor stored as the gate's result),
 #      UPSTREAM_RESULTS (results directory), UPSTREAM_KERNELS ("stock ours"),
 #      UPSTREAM_IMAGE_<variant> (use that
 #      bzImage, not scripts/kernel.sh's), VM_CPUS, UPSTREAM_PROGS_TIMEOUT,
@@ -19,7 +22,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-full=0 build_only=0 parallel=${UPSTREAM_PARALLEL:-0} suites=()
+full=0 build_only=0 parallel=${UPSTREAM_PARALLEL:-0} suites=() icount=${UPSTREAM_ICOUNT:-0}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--full) full=1 ;;
@@ -250,13 +253,13 @@ run_guest() {
 	# just before the boot: a kernel rebuilt since, a module rebuilt
 	build_testmod "$v"
 	key=$(result_key "$v")
-	if [ "${FRESH:-0}" = 0 ] && [ -f "$cache/results/$v.$key/raw.txt" ]; then
+	if [ "${FRESH:-0}" = 0 ] && [ "$icount" = 0 ] && [ -f "$cache/results/$v.$key/raw.txt" ]; then
 		say "$v: kernel and selftests unchanged since the last passing gate: its results reused (FRESH=1 runs it)"
 		cp "$cache/results/$v.$key/raw.txt" "$results/$v-raw.txt"
 		cp "$cache/results/$v.$key/console.log" "$results/$v-console.log"
 		return 0
 	fi
-	echo "$key" >"$results/$v.fresh"
+	[ "$icount" = 1 ] || echo "$key" >"$results/$v.fresh"
 	say "running ${suites[*]} on $v"
 	run=$cache/run/$v
 	rm -rf "$run"
@@ -266,6 +269,7 @@ run_guest() {
 	cp "$(dirname "$img")/../../../.config" "$run/kconfig"
 	t0=$(date +%s)
 	"$BPFLOCK_ROOT/scripts/vm.sh" --kernel "$img" --initrd "$tests/initramfs.cpio" --name "$v" \
+		$([ "$icount" = 0 ] || echo --icount --cpus 1) \
 		--add "$run" --cmd "$guest_env sh ./guest.sh ${suites[*]}" \
 		--timeout "$vm_timeout" --log "$results/$v-console.log" --out "$results/$v-raw.txt" \
 		$([ -n "${VERBOSE:-}" ] || echo --quiet) || rc=$?
