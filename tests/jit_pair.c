@@ -118,6 +118,20 @@ static void run_programs(struct kt *t, const int *fd, const char *const *names,
  * higher word in rsi), except on debug kernels, which keep the kfunc
  * calls (CONFIG_BPF_LOCK_DEBUG) and run every case through them.
  */
+/* The programs count what went wrong by code (1..4) in badc: none may have */
+static void check_codes(struct kt *t, int badc)
+{
+	__u64 bad;
+	int k;
+
+	for (k = 1; k < 5; k++) {
+		bad = 0;
+		bpf_map_lookup_elem(badc, &k, &bad);
+		if (bad)
+			kt_fail(t, "programs reported code %d %llu times", k, (unsigned long long)bad);
+	}
+}
+
 static bool pair_inline(struct kt *t, int fd)
 {
 	static const __u8 cmpxchg_rsi[] = { 0xf0, 0x0f, 0xb1, 0x16 };
@@ -150,7 +164,6 @@ static void storm(struct kt *t, bool harden)
 	pthread_t rth;
 	struct bpf_object *obj;
 	struct elem v, zero = {};
-	__u64 bad;
 
 	if (harden && !KT_TRUE(t, sysctl_set(HARDEN, 2), "bpf_jit_harden=2"))
 		return;
@@ -180,12 +193,7 @@ static void storm(struct kt *t, bool harden)
 	pthread_join(rth, NULL);
 	kt_log(t, "%ld runs per program; %ld locked reads, %ld torn", per, rd.reads, rd.torn);
 	KT_EQ(t, rd.torn, 0, "torn locked reads");
-	for (k = 1; k < 5; k++) {
-		bad = 0;
-		bpf_map_lookup_elem(badc, &k, &bad);
-		if (bad)
-			kt_fail(t, "programs reported code %d %llu times", k, (unsigned long long)bad);
-	}
+	check_codes(t, badc);
 	for (k = 0; k < 6; k++) {
 		int fdm = k < 4 ? map : k == 4 ? map2 : hmap, key = k < 4 ? k : 0;
 
@@ -218,7 +226,6 @@ static void tail_pair(struct kt *t, const void *arg)
 	struct prog_runner r[4];
 	pthread_t th[4];
 	struct elem v;
-	__u64 bad;
 
 	if (!obj)
 		return;
@@ -240,12 +247,7 @@ static void tail_pair(struct kt *t, const void *arg)
 		if (r[i].bad)
 			kt_fail(t, "%ld bad runs, last retval %u", r[i].bad, r[i].bad_retval);
 	}
-	for (k = 1; k < 5; k++) {
-		bad = 0;
-		bpf_map_lookup_elem(badc, &k, &bad);
-		if (bad)
-			kt_fail(t, "programs reported code %d %llu times", k, (unsigned long long)bad);
-	}
+	check_codes(t, badc);
 	for (k = 2; k < 4; k++) {
 		if (!KT_OK(t, bpf_map_lookup_elem_flags(map, &k, &v, BPF_F_LOCK), "final read"))
 			break;
@@ -359,7 +361,7 @@ static void slowpath_tracer(struct kt *t, const void *arg)
 	struct reader up = {};
 	struct bpf_object *obj = load(t, progs);
 	struct elem v, zero = {};
-	__u64 c[2] = {}, bad;
+	__u64 c[2] = {};
 
 	if (!obj)
 		return;
@@ -397,12 +399,7 @@ static void slowpath_tracer(struct kt *t, const void *arg)
 		kt_log(t, "%s: %llu runs, %llu misses (guard skips + recursion)", k ? "fexit" : "fentry",
 		       (unsigned long long)c[k], (unsigned long long)info.recursion_misses);
 	}
-	for (k = 1; k < 5; k++) {
-		bad = 0;
-		bpf_map_lookup_elem(badc, &k, &bad);
-		if (bad)
-			kt_fail(t, "programs reported code %d %llu times", k, (unsigned long long)bad);
-	}
+	check_codes(t, badc);
 	for (k = 0; k < 2; k++) {
 		if (!KT_OK(t, bpf_map_lookup_elem_flags(map, &k, &v, BPF_F_LOCK), "final read"))
 			break;
