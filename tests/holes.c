@@ -18,6 +18,9 @@
  *   (callbacks run by run or in one pass, dynptrs, pruning), and its two
  *   run-time demonstrations here, cb_runs_leak_demo and
  *   inner_percpu_leak_demo.
+ * - progs/holes_review.bpf.c (annotated) and review_*: an outside review
+ *   of 0025-0029 (linked scalars, dynptrs under callbacks, tail calls in
+ *   subprograms, zero runs, the verifier's passes).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -332,6 +335,161 @@ static void prune_twin_accepted(struct kt *t, const void *arg)
 		close(fd);
 	}
 	close(map);
+}
+
+/*
+ * Review hole 1 (0035): r1 and r2 share an id on the path the verifier
+ * walks first; on the jump's target r2 is r1 & 4, unlinked, and r1 is the
+ * same bit for bit (id included). Pruned at the join, "if r1 != 0" bounds
+ * r2 to 0 only on the first path, and the store through value + r2 hits
+ * the lock word at offset 4 on the second. The twin links r2 on both.
+ */
+static void build_linked_scalars(struct prog *p, bool unlink, int map)
+{
+	int jgt, ja;
+
+	memset(p, 0, sizeof(*p));
+	emit(p, I_CALL(BPF_FUNC_get_prandom_u32));
+	emit(p, I_MOV64_REG(BPF_REG_8, BPF_REG_0));
+	emit_lookup(p, map, 0, BPF_REG_6);
+	emit(p, I_CALL(BPF_FUNC_get_prandom_u32));
+	emit(p, I_MOV64_REG(BPF_REG_1, BPF_REG_0));	/* r0, r1: one id */
+	jgt = emit(p, I_JGT_IMM(BPF_REG_8, 100, 0));
+	emit(p, I_MOV64_REG(BPF_REG_2, BPF_REG_1));	/* r2 linked to r1 */
+	ja = emit(p, I_JA(0));
+	land(p, jgt);
+	emit(p, I_MOV64_REG(BPF_REG_2, BPF_REG_1));
+	if (unlink)
+		emit(p, I_AND64_IMM(BPF_REG_2, 4));	/* r2 in {0, 4}, no id */
+	land(p, ja);
+	p->exit_jumps[p->nexit++] = emit(p, I_JNE_IMM(BPF_REG_1, 0, 0));
+	emit(p, I_MOV64_REG(BPF_REG_3, BPF_REG_6));
+	emit(p, I_ADD64_REG(BPF_REG_3, BPF_REG_2));
+	emit(p, I_ST_W(BPF_REG_3, 0, 1));
+	emit_exit(p);
+}
+
+static void review_linked_scalars(struct kt *t, const void *arg)
+{
+	bool unlink = arg != NULL;
+	int map = elem_array(t, true);
+	struct prog p;
+	unsigned int f;
+	__u32 retval;
+
+	if (map < 0)
+		return;
+	build_linked_scalars(&p, unlink, map);
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		int fd = load(&p, flag_values[f]);
+
+		if (!unlink) {
+			if (KT_OK(t, fd, flag_names[f]))
+				KT_OK(t, prog_run(fd, 10, &retval), "test_run");
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (fd >= 0) {
+			kt_fail(t, "%s: the verifier accepted a store through value + r2 with r2 in {0, 4} (the lock word at 4)",
+				flag_names[f]);
+			close(fd);
+			continue;
+		}
+		if (fd != -EACCES)
+			kt_fail(t, "%s: errno %d, want EACCES", flag_names[f], -fd);
+		if (!log_has(vlog, "bpf_spin_lock cannot be accessed directly by load/store"))
+			kt_fail(t, "%s: log lacks the lock-word message; tail:\n%s", flag_names[f],
+				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+	}
+	close(map);
+}
+
+/*
+ * Review hole 5 (0038): each pass of the verifier had a complexity limit
+ * of its own. A single-pass callback (bpf_loop(1000)) writes a chain of
+ * its caller's slots: slot j + 1 only where slot j is not 0, then slot 0,
+ * so each pass finds one more write than the last and the program is
+ * verified chain + 1 times, each time with BUDGET_BODY straight-line
+ * instructions after the call. With a chain of 7 that is 8 passes, over
+ * 1M in total: refused (E2BIG). With a chain of 1, 2 passes, and the
+ * log's statistics line counts both.
+ */
+#define BUDGET_BODY 130000
+
+static struct bpf_insn *build_budget(int chain, int *n)
+{
+	struct bpf_insn *insn = calloc(BUDGET_BODY + 64 + 4 * chain, sizeof(*insn));
+	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	int i = 0, j, ldi;
+
+	insn[i++] = I_MOV64_IMM(BPF_REG_1, 0);
+	for (j = 0; j < chain; j++)
+		insn[i++] = I_STX_DW(BPF_REG_10, BPF_REG_1, -8 * (j + 1));
+	insn[i++] = I_MOV64_IMM(BPF_REG_1, 1000);
+	ldi = i;
+	insn[i++] = ld[0];
+	insn[i++] = ld[1];
+	insn[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
+	insn[i++] = I_ADD64_IMM(BPF_REG_3, -8 * chain);
+	insn[i++] = I_MOV64_IMM(BPF_REG_4, 0);
+	insn[i++] = I_CALL(BPF_FUNC_loop);
+	insn[i++] = I_MOV64_IMM(BPF_REG_9, 0);
+	for (j = 0; j < BUDGET_BODY; j++)
+		insn[i++] = I_ADD64_IMM(BPF_REG_9, 1);
+	insn[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	insn[i++] = I_EXIT();
+	/* the callback: r2 = its caller's slot chain - 1, slot j at 8 * (chain - 1 - j) */
+	insn[ldi].imm = i - ldi - 1;
+	for (j = 0; j + 1 < chain; j++) {
+		insn[i++] = I_LDX_DW(BPF_REG_3, BPF_REG_2, 8 * (chain - 1 - j));
+		insn[i++] = I_JEQ_IMM(BPF_REG_3, 0, 1);
+		insn[i++] = I_STX_DW(BPF_REG_2, BPF_REG_3, 8 * (chain - 2 - j));
+	}
+	insn[i++] = I_MOV64_IMM(BPF_REG_3, 1);
+	insn[i++] = I_STX_DW(BPF_REG_2, BPF_REG_3, 8 * (chain - 1));
+	insn[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	insn[i++] = I_EXIT();
+	*n = i;
+	return insn;
+}
+
+static void review_one_budget(struct kt *t, const void *arg)
+{
+	int chain = (int)(long)arg, n, fd;
+	struct bpf_insn *insn = build_budget(chain, &n);
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+		    .log_level = 4);	/* BPF_LOG_STATS: messages and statistics only */
+	const char *stats;
+	long processed = -1;
+
+	vlog[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "budget", "GPL", insn, n, &opts);
+	fd = fd < 0 ? -errno : fd;
+	free(insn);
+	stats = strstr(vlog, "processed ");
+	if (stats)
+		processed = atol(stats + strlen("processed "));
+	kt_log(t, "chain of %d: %s, %ld instructions processed", chain,
+	       fd >= 0 ? "loaded" : strerror(-fd), processed);
+	if (chain > 1) {
+		if (fd >= 0) {
+			kt_fail(t, "loaded: %d passes of %d instructions each fit no 1M budget",
+				chain + 1, BUDGET_BODY);
+			close(fd);
+			return;
+		}
+		KT_EQ(t, -fd, E2BIG, "errno");
+		if (!log_has(vlog, "BPF program is too large. Processed 1000001 insn"))
+			kt_fail(t, "log lacks the complexity limit's message; tail:\n%s",
+				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+		return;
+	}
+	if (!KT_OK(t, fd, "load the two-pass twin"))
+		return;
+	close(fd);
+	KT_TRUE(t, processed >= 2L * BUDGET_BODY,
+		"the statistics line counts both passes (at least 2 x the body)");
 }
 
 /* Child: one BPF_F_LOCK lookup of element 0; exits when it got the lock. */
@@ -687,6 +845,8 @@ int main(int argc, char **argv)
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
 	/* attacker review of 0025/0026: callbacks, dynptrs, pruning */
 	static struct embedded_obj o_cb;
+	/* the outside review of 0025-0029 */
+	static struct embedded_obj o_rv;
 	static const struct kt_case extra[] = {
 		{ "prune_reg", KT_BEYOND, prune_refused, (void *)VIA_REG },
 		{ "prune_spill", KT_BEYOND, prune_refused, (void *)VIA_SPILL },
@@ -712,21 +872,31 @@ int main(int argc, char **argv)
 		{ "iter_store_data", KT_COMMON, iter_write, &iter_store_data },
 		{ "ext_of_tracing_refused", KT_BEYOND, ext_of_tracing_refused },
 		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
+		/* the outside review of 0025-0029; the rest in holes_review.bpf.c */
+		{ "review_linked_scalars", KT_BEYOND, review_linked_scalars, (void *)1 },
+		{ "review_linked_scalars_twin", KT_COMMON, review_linked_scalars, NULL },
+		{ "review_one_budget", KT_BEYOND, review_one_budget, (void *)7 },
+		{ "review_one_budget_twin", KT_BEYOND, review_one_budget, (void *)1 },
 		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
 	};
-	struct kt_case *cases, *cb_cases;
-	int n, n_cb, i;
+	struct kt_case *cases, *cb_cases, *rv_cases;
+	int n, n_cb, n_rv, i;
 
 	o_cb = EMBEDDED_OBJ(holes_cb);
+	o_rv = EMBEDDED_OBJ(holes_review);
 	n = annotated_cases(&o, &cases);
 	n_cb = annotated_cases(&o_cb, &cb_cases);
-	if (n < 0 || n_cb < 0) {
-		fprintf(stderr, "cannot read the programs of %s\n", n < 0 ? o.name : o_cb.name);
+	n_rv = annotated_cases(&o_rv, &rv_cases);
+	if (n < 0 || n_cb < 0 || n_rv < 0) {
+		fprintf(stderr, "cannot read the programs of %s\n",
+			n < 0 ? o.name : n_cb < 0 ? o_cb.name : o_rv.name);
 		return 1;
 	}
-	cases = realloc(cases, (n + n_cb + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
+	cases = realloc(cases, (n + n_cb + n_rv + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
 	for (i = 0; i < n_cb; i++)
 		cases[n++] = cb_cases[i];
+	for (i = 0; i < n_rv; i++)
+		cases[n++] = rv_cases[i];
 	for (i = 0; i < (int)KT_ARRAY_SIZE(extra); i++)
 		cases[n++] = extra[i];
 	return kt_main(argc, argv, "holes", cases, n);

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/btf.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <bpf/btf.h>
 
 #include "progs.h"
@@ -21,6 +24,7 @@ struct expect {
 	bool has_retval;
 	bool load_only;		/* a type BPF_PROG_TEST_RUN cannot run */
 	bool needs_error_injection;
+	bool caps_bpf;		/* load with CAP_BPF and CAP_NET_ADMIN only */
 	long long retval;
 	int nmsg;
 	char msg[MAX_MSGS][160];
@@ -230,6 +234,8 @@ static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 			e->load_only = true;
 		else if (!strcmp(tag, "needs=error_injection"))
 			e->needs_error_injection = true;
+		else if (!strcmp(tag, "caps=bpf"))
+			e->caps_bpf = true;
 		else if (!strncmp(tag, "retval=", 7)) {
 			e->has_retval = true;
 			e->retval = strtoll(tag + 7, NULL, 0);
@@ -298,6 +304,41 @@ bool kernel_has_error_injection(void)
 	return has;
 }
 
+/*
+ * This thread's effective capabilities: all it is permitted (want ==
+ * NULL), or only CAP_BPF and CAP_NET_ADMIN. The permitted set is left
+ * alone, so the full set comes back afterwards.
+ */
+static int set_caps(bool bpf_only)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (bpf_only) {
+		d[0].effective = 1U << CAP_NET_ADMIN;
+		d[1].effective = 1U << (CAP_BPF - 32);
+	} else {
+		d[0].effective = d[0].permitted;
+		d[1].effective = d[1].permitted;
+	}
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/* Load one program as the case asks: with every capability or few. */
+static int load_as_asked(struct kt *t, const struct expect *e, char *log)
+{
+	int err;
+
+	if (e->caps_bpf && !KT_OK(t, set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
+		return -EPERM;
+	err = load_one_logged(e->obj, e->prog, NULL, NULL, log, LOG_SIZE);
+	if (e->caps_bpf && !KT_OK(t, set_caps(false), "restore the capabilities"))
+		return -EPERM;
+	return err;
+}
+
 static void run_annotated(struct kt *t, const void *arg)
 {
 	const struct expect *e = arg;
@@ -312,7 +353,9 @@ static void run_annotated(struct kt *t, const void *arg)
 	}
 	log = calloc(1, LOG_SIZE);
 
-	err = load_one_logged(e->obj, e->prog, NULL, NULL, log, LOG_SIZE);
+	err = load_as_asked(t, e, log);
+	if (t->failed)
+		goto out;
 	if (e->failure) {
 		if (!err) {
 			kt_fail(t, "the verifier accepted %s; it must reject it", e->prog);

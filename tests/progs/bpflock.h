@@ -29,6 +29,12 @@
 #define __common	__expect("kind=common")
 /* Expected only of ours: a guarantee stock does not give. */
 #define __beyond	__expect("kind=beyond")
+/*
+ * Loaded with CAP_BPF and CAP_NET_ADMIN only (no CAP_SYS_ADMIN, no
+ * CAP_PERFMON): the verifier then refuses reads of uninitialised stack
+ * and pointer leaks. The test run is done with every capability.
+ */
+#define __caps_bpf	__expect("caps=bpf")
 /* loaded, not run: BPF_PROG_TEST_RUN cannot run the program's type */
 #define __load_only	__expect("load_only")
 /*
