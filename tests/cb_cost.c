@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What callbacks cost the verifier. 0025 walked every bounded callback
+ * run by run, runs x paths, and refused with E2BIG programs that stock
+ * 6.1 and stock 6.12 load with a few thousand instructions or less. Each
+ * case here is one such shape, built instruction by instruction, and
+ * must load on every kernel with at most MAX instructions processed (the
+ * "processed N insns" of the log, every pass counted): 1.5x what stock
+ * 6.12's verifier, which verifies callbacks to convergence, processed
+ * for the same shape in the outside review (figures in each case).
+ *
+ * - straight_loop128: bpf_loop(128) over a straight-line callback of
+ *   BODY instructions (6.12: 8,029).
+ * - straight_for_each128: the same body over an array of 128 (6.12: 8,015).
+ * - nested_loop128: bpf_loop(128) whose callback runs bpf_loop(128) over
+ *   a 40-instruction body (6.12: 117).
+ * - coin_counter24: 24 runs, each adding 1 to a caller's counter on a
+ *   coin flip, the caller returning the counter (6.12: 496).
+ * - hash_chain8: a hash map's callback writes a chain of 8 of its
+ *   caller's slots (slot j + 1 only where slot j is not 0); the caller
+ *   then indexes a map value with a constant it keeps in a ninth slot,
+ *   which the callback never writes (6.12: 349).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "insn.h"
+#include "progs.h"
+
+#define BODY 8000
+
+static char vlog[1 << 16];
+
+/* A growing program: instructions and the calls' callback offsets. */
+struct cprog {
+	struct bpf_insn *insn;
+	int n;
+};
+
+static void put(struct cprog *p, struct bpf_insn i)
+{
+	p->insn[p->n++] = i;
+}
+
+/* r2 = the callback that starts at instruction @target (patched later) */
+static int put_ld_func(struct cprog *p)
+{
+	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	int at = p->n;
+
+	put(p, ld[0]);
+	put(p, ld[1]);
+	return at;
+}
+
+static void aim(struct cprog *p, int ld_at)
+{
+	p->insn[ld_at].imm = p->n - ld_at - 1;
+}
+
+static void put_map(struct cprog *p, int reg, int fd)
+{
+	struct bpf_insn ld[] = { I_LD_MAP_FD(reg, fd) };
+
+	put(p, ld[0]);
+	put(p, ld[1]);
+}
+
+/* r0 = 0; exit */
+static void put_ret0(struct cprog *p)
+{
+	put(p, I_MOV64_IMM(BPF_REG_0, 0));
+	put(p, I_EXIT());
+}
+
+/* A straight-line body: n additions to r5 */
+static void put_body(struct cprog *p, int n)
+{
+	int i;
+
+	put(p, I_MOV64_IMM(BPF_REG_5, 0));
+	for (i = 0; i < n; i++)
+		put(p, I_ADD64_IMM(BPF_REG_5, 1));
+}
+
+/* call bpf_loop(runs, callback at ld's target, ctx r3 as set, 0) */
+static int put_loop(struct cprog *p, int runs)
+{
+	int ld;
+
+	put(p, I_MOV64_IMM(BPF_REG_1, runs));
+	ld = put_ld_func(p);
+	put(p, I_MOV64_IMM(BPF_REG_4, 0));
+	put(p, I_CALL(BPF_FUNC_loop));
+	return ld;
+}
+
+static void build_straight_loop(struct cprog *p, int map)
+{
+	int ld;
+
+	put(p, I_MOV64_IMM(BPF_REG_3, 0));
+	ld = put_loop(p, 128);
+	put_ret0(p);
+	aim(p, ld);
+	put_body(p, BODY);
+	put_ret0(p);
+}
+
+static void build_straight_for_each(struct cprog *p, int map)
+{
+	int ld;
+
+	put_map(p, BPF_REG_1, map);
+	ld = put_ld_func(p);
+	put(p, I_MOV64_IMM(BPF_REG_3, 0));
+	put(p, I_MOV64_IMM(BPF_REG_4, 0));
+	put(p, I_CALL(BPF_FUNC_for_each_map_elem));
+	put_ret0(p);
+	aim(p, ld);
+	put_body(p, BODY);
+	put_ret0(p);
+}
+
+static void build_nested_loop(struct cprog *p, int map)
+{
+	int ld_outer, ld_inner;
+
+	put(p, I_MOV64_IMM(BPF_REG_3, 0));
+	ld_outer = put_loop(p, 128);
+	put_ret0(p);
+	aim(p, ld_outer);
+	put(p, I_MOV64_IMM(BPF_REG_3, 0));
+	ld_inner = put_loop(p, 128);
+	put_ret0(p);
+	aim(p, ld_inner);
+	put_body(p, 40);
+	put_ret0(p);
+}
+
+static void build_coin_counter(struct cprog *p, int map)
+{
+	int ld;
+
+	put(p, I_MOV64_IMM(BPF_REG_1, 0));
+	put(p, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	put(p, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	put(p, I_ADD64_IMM(BPF_REG_3, -8));
+	ld = put_loop(p, 24);
+	put(p, I_LDX_DW(BPF_REG_0, BPF_REG_10, -8));
+	put(p, I_EXIT());
+	/* callback(index, counter): on a coin flip, *counter += 1 */
+	aim(p, ld);
+	put(p, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+	put(p, I_CALL(BPF_FUNC_get_prandom_u32));
+	put(p, I_AND64_IMM(BPF_REG_0, 1));
+	put(p, I_JEQ_IMM(BPF_REG_0, 0, 3));
+	put(p, I_LDX_DW(BPF_REG_1, BPF_REG_6, 0));
+	put(p, I_ADD64_IMM(BPF_REG_1, 1));
+	put(p, I_STX_DW(BPF_REG_6, BPF_REG_1, 0));
+	put_ret0(p);
+}
+
+/*
+ * Slots fp-8 .. fp-64 form the chain (fp-64 is the callback's context
+ * and slot 0 of the chain, fp-8 slot 7); fp-72 keeps the constant 7.
+ * A hash map's callback gets (map, key, value, ctx).
+ */
+static void build_hash_chain(struct cprog *p, int hash, int array)
+{
+	int ld, j, exit_jump;
+
+	put(p, I_MOV64_IMM(BPF_REG_1, 0));
+	for (j = 0; j < 8; j++)
+		put(p, I_STX_DW(BPF_REG_10, BPF_REG_1, -8 * (j + 1)));
+	put(p, I_MOV64_IMM(BPF_REG_1, 7));
+	put(p, I_STX_DW(BPF_REG_10, BPF_REG_1, -72));
+	put_map(p, BPF_REG_1, hash);
+	ld = put_ld_func(p);
+	put(p, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	put(p, I_ADD64_IMM(BPF_REG_3, -64));
+	put(p, I_MOV64_IMM(BPF_REG_4, 0));
+	put(p, I_CALL(BPF_FUNC_for_each_map_elem));
+	/* value = lookup(array, 0); return value[fp-72] */
+	put(p, I_ST_W(BPF_REG_10, -76, 0));
+	put_map(p, BPF_REG_1, array);
+	put(p, I_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	put(p, I_ADD64_IMM(BPF_REG_2, -76));
+	put(p, I_CALL(BPF_FUNC_map_lookup_elem));
+	exit_jump = p->n;
+	put(p, I_JEQ_IMM(BPF_REG_0, 0, 0));
+	put(p, I_LDX_DW(BPF_REG_1, BPF_REG_10, -72));
+	put(p, I_ADD64_REG(BPF_REG_0, BPF_REG_1));
+	put(p, I_LDX_B(BPF_REG_0, BPF_REG_0, 0));
+	put(p, I_EXIT());
+	p->insn[exit_jump].off = p->n - exit_jump - 1;
+	put_ret0(p);
+	/* the callback: r4 = the chain, slot j at 8 * j */
+	aim(p, ld);
+	for (j = 0; j < 7; j++) {
+		put(p, I_LDX_DW(BPF_REG_1, BPF_REG_4, 8 * j));
+		put(p, I_JEQ_IMM(BPF_REG_1, 0, 1));
+		put(p, I_STX_DW(BPF_REG_4, BPF_REG_1, 8 * (j + 1)));
+	}
+	put(p, I_MOV64_IMM(BPF_REG_1, 1));
+	put(p, I_STX_DW(BPF_REG_4, BPF_REG_1, 0));
+	put_ret0(p);
+}
+
+struct cost_case {
+	void (*build)(struct cprog *p, int map);
+	long max;		/* 1.5 x stock 6.12's count */
+	bool hash;		/* build gets a hash map (and the array through arrays) */
+};
+
+static int array_of(int entries, int value_size)
+{
+	return bpf_map_create(BPF_MAP_TYPE_ARRAY, "cost", sizeof(int), value_size,
+			      entries, NULL);
+}
+
+static int chain_hash = -1;
+
+static void build_hash_chain_case(struct cprog *p, int array)
+{
+	build_hash_chain(p, chain_hash, array);
+}
+
+static void cost(struct kt *t, const void *arg)
+{
+	const struct cost_case *c = arg;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+		    .log_level = 4);	/* BPF_LOG_STATS: messages and statistics only */
+	struct cprog p = { calloc(BODY + 256, sizeof(struct bpf_insn)), 0 };
+	int map = array_of(128, 8), fd, k = 1;
+	long v = 0, processed = -1;
+	const char *stats;
+
+	if (!KT_OK(t, map, "create the array"))
+		goto out;
+	if (c->hash) {
+		chain_hash = bpf_map_create(BPF_MAP_TYPE_HASH, "chain", sizeof(int),
+					    sizeof(long), 4, NULL);
+		if (!KT_OK(t, chain_hash, "create the hash map") ||
+		    !KT_OK(t, bpf_map_update_elem(chain_hash, &k, &v, 0), "insert an element"))
+			goto out;
+	}
+	c->build(&p, map);
+	vlog[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "cost", "GPL", p.insn, p.n, &opts);
+	stats = strstr(vlog, "processed ");
+	if (stats)
+		processed = atol(stats + strlen("processed "));
+	if (fd < 0) {
+		kt_fail(t, "refused (errno %d %s); log tail:\n%s", errno, strerror(errno),
+			vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+		goto out;
+	}
+	kt_log(t, "%d instructions, %ld processed (at most %ld)", p.n, processed, c->max);
+	KT_TRUE(t, processed > 0 && processed <= c->max,
+		"processed at most 1.5x stock 6.12's count for this shape");
+	KT_OK(t, prog_run(fd, 1, NULL), "test_run");
+	close(fd);
+out:
+	if (chain_hash >= 0)
+		close(chain_hash);
+	if (map >= 0)
+		close(map);
+	free(p.insn);
+}
+
+static const struct cost_case straight_loop = { build_straight_loop, 12043 };
+static const struct cost_case straight_for_each = { build_straight_for_each, 12022 };
+static const struct cost_case nested_loop = { build_nested_loop, 175 };
+static const struct cost_case coin_counter = { build_coin_counter, 744 };
+static const struct cost_case hash_chain = { build_hash_chain_case, 523, true };
+
+int main(int argc, char **argv)
+{
+	static const struct kt_case cases[] = {
+		{ "straight_loop128", KT_COMMON, cost, &straight_loop },
+		{ "straight_for_each128", KT_COMMON, cost, &straight_for_each },
+		{ "nested_loop128", KT_COMMON, cost, &nested_loop },
+		{ "coin_counter24", KT_COMMON, cost, &coin_counter },
+		{ "hash_chain8", KT_COMMON, cost, &hash_chain },
+	};
+
+	return kt_main(argc, argv, "cb_cost", cases, KT_ARRAY_SIZE(cases));
+}
