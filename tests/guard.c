@@ -15,8 +15,11 @@
  * lock it holds itself, and every CPU an NMI reaches next waits behind
  * it: CPU 0 sends the NMIs (a sender takes none) and watches, the tc
  * programs run on the other CPUs. When progress stops, CPU 0 stops the
- * NMIs, reports it and powers the guest off before any stall detector
- * fires, so this binary runs last (guest/run-suite.sh).
+ * NMIs and waits for it to resume (a slow guest: logged, and the case
+ * goes on); if it does not within STALL_MAX_MS, it reports the deadlock
+ * (a tc CPU takes no timer interrupt) or the stall (they all do) and
+ * powers the guest off before any stall detector fires, so this binary
+ * runs last (guest/run-suite.sh).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -35,8 +38,19 @@
 #include "progs.h"
 
 #define MAX_THREADS 8
+#define MAX_CPUS 8		/* CONFIG_NR_CPUS */
 #define REPEAT 200
+/*
+ * The watch (run_storm()): no progress for STALL_MS starts gathering
+ * evidence, twice a second; no progress for STALL_MAX_MS ends it, well
+ * before the RCU stall detector (21 s) would print a splat. A CPU that
+ * took no timer interrupt for SILENT_MS, and was not idle, spins with
+ * interrupts off.
+ */
 #define STALL_MS 3000
+#define STALL_MAX_MS 12000
+#define SILENT_MS 5000
+#define SAMPLE_MS 500
 
 struct gelem {
 	long cnt;
@@ -64,6 +78,7 @@ struct storm {
 	long hq_ops;
 	long nmis;			/* sysrq writes */
 	int err;
+	double longest_pause_ms;	/* without progress, resumed (run_storm) */
 };
 
 static double now_ms(void)
@@ -147,6 +162,12 @@ static void *bucket_thread(void *arg)
 	return NULL;
 }
 
+/* With NMIs, CPU 0 is the sender and watcher; else all CPUs lock. */
+static int tc_cpu(const struct storm *s, int thread, int ncpu)
+{
+	return s->sysrq ? 1 + thread % (ncpu - 1) : thread % ncpu;
+}
+
 /* The storm: runs in a child so that the parent can watch it. */
 static void storm_child(struct storm *s, int seconds)
 {
@@ -155,10 +176,9 @@ static void storm_child(struct storm *s, int seconds)
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int i, n = 0;
 
-	/* with NMIs, CPU 0 is the sender and watcher; else all CPUs lock */
 	for (i = 0; i < s->threads; i++) {
 		args[i].s = s;
-		args[i].cpu = s->sysrq ? 1 + i % (ncpu - 1) : i % ncpu;
+		args[i].cpu = tc_cpu(s, i, ncpu);
 		pthread_create(&th[n++], NULL, tc_thread, &args[i]);
 	}
 	if (s->sysrq)
@@ -172,11 +192,6 @@ static void storm_child(struct storm *s, int seconds)
 	_exit(0);
 }
 
-/*
- * A CPU spins with interrupts off on a lock it holds itself: nothing
- * can end it. Say so, then power off at once (the report counts this
- * case, and anything after it, as failed).
- */
 static const struct kt_case *guard_cases;
 static int guard_ncases;
 
@@ -237,21 +252,27 @@ static void serial_irq_to_cpu0(void)
 		close(fd);
 }
 
-static void deadlock_poweroff(const char *name)
+/*
+ * The storm made no progress and never will: a CPU spins with interrupts
+ * off on a lock it holds itself (@deadlock), or the storm is stuck some
+ * other way and its child may never end. Fail the case with @why, then
+ * power off at once (the report counts this case, and anything after
+ * it, as failed).
+ */
+static void storm_poweroff(const char *name, const char *why, bool deadlock)
 {
 	int fd = open("/dev/ttyS1", O_WRONLY);
 	char line[2048];
 	int len, i, after = 0;
 
-	len = snprintf(line, sizeof(line),
-		       "not ok 99 guard/%s # no progress for %d ms: a CPU waits for a lock it holds (deadlock)\n",
-		       name, STALL_MS);
+	len = snprintf(line, sizeof(line), "not ok 99 guard/%s # %s\n", name, why);
 	/* the cases after this one cannot run: say so rather than vanish */
 	for (i = 0; i < guard_ncases && len < (int)sizeof(line) - 200; i++) {
 		if (after)
 			len += snprintf(line + len, sizeof(line) - len,
-					"not ok 99 guard/%s # not run: the guest is reset after guard/%s deadlocked\n",
-					guard_cases[i].name, name);
+					"not ok 99 guard/%s # not run: the guest is reset after guard/%s %s\n",
+					guard_cases[i].name, name,
+					deadlock ? "deadlocked" : "stalled");
 		else if (!strcmp(guard_cases[i].name, name))
 			after = 1;
 	}
@@ -306,43 +327,250 @@ static void quiet_console(bool quiet)
 	close(fd);
 }
 
-/* BPFLOCK_STALL_MS: a longer watch, to let the kernel's detectors speak. */
-static double stall_ms(void)
+/*
+ * BPFLOCK_STALL_MS: how long a storm may make no progress before the
+ * watch ends the guest (STALL_MAX_MS); longer lets the kernel's own
+ * detectors speak.
+ */
+static double stall_max_ms(void)
 {
 	const char *s = getenv("BPFLOCK_STALL_MS");
 
-	return s ? atof(s) : STALL_MS;
+	return s ? atof(s) : STALL_MAX_MS;
 }
 
-/* Run the storm for 'seconds' and watch it; false if it stalled. */
-static bool run_storm(struct kt *t, struct storm *s, int seconds)
+/*
+ * What a CPU did, seen from another one: its local timer interrupts (LOC
+ * in /proc/interrupts) and its idle time (/proc/stat). A CPU that runs,
+ * however slowly its vCPU thread is scheduled, takes timer interrupts; a
+ * CPU spinning with interrupts off takes none and is not idle; an idle
+ * CPU of a tickless kernel takes none either, but its idle time grows.
+ */
+struct cpu_sample {
+	unsigned long long loc[MAX_CPUS];
+	unsigned long long idle[MAX_CPUS];	/* idle + iowait, USER_HZ */
+};
+
+/* The LOC line's counts, placed by the CPU numbers of the header. */
+static bool read_timer_irqs(struct cpu_sample *cs)
 {
-	long last = -1;
-	double since = now_ms();
-	int status;
+	int col[MAX_CPUS], ncol = 0, cpu, i, off;
+	FILE *f = fopen("/proc/interrupts", "r");
+	unsigned long long v;
+	char line[1024], *p;
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		for (p = line; ncol < MAX_CPUS && (p = strstr(p, "CPU")); p += 3)
+			if (sscanf(p, "CPU%d", &cpu) == 1 && cpu >= 0 && cpu < MAX_CPUS)
+				col[ncol++] = cpu;
+	while (!found && fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i < ncol && sscanf(p, "%llu%n", &v, &off) == 1; i++, p += off)
+			cs->loc[col[i]] = v;
+		found = ncol > 0 && i == ncol;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Idle and iowait time of each "cpuN" line of /proc/stat. */
+static bool read_idle(struct cpu_sample *cs)
+{
+	unsigned long long user, nice, sys, idle, iowait;
+	FILE *f = fopen("/proc/stat", "r");
+	char line[512];
+	int cpu, n = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "cpu", 3) && line[3] >= '0' && line[3] <= '9' &&
+		    sscanf(line, "cpu%d %llu %llu %llu %llu %llu", &cpu, &user, &nice, &sys,
+			   &idle, &iowait) == 6 && cpu < MAX_CPUS) {
+			cs->idle[cpu] = idle + iowait;
+			n++;
+		}
+	fclose(f);
+	return n > 0;
+}
+
+/* One storm's progress, and its tc CPUs while the progress has stopped. */
+struct watch {
+	long last;			/* progress when last seen to change */
+	double since;			/* then (ms) */
+	double watched;			/* first CPU sample of this pause, 0: none */
+	double next;			/* next CPU sample */
+	struct cpu_sample first, prev;
+	double moved[MAX_CPUS];		/* a timer interrupt or idle time, last seen */
+	bool tc[MAX_CPUS];		/* CPUs the tc threads are pinned to */
+	int ncpu;
+};
+
+/* "CPU 2", "CPUs 1-3" or "CPUs 0,2-3": the CPUs set in @set. */
+static const char *cpu_list(const bool *set, int n, char *buf, size_t size)
+{
+	int i, j, count = 0, len;
+
+	for (i = 0; i < n; i++)
+		count += set[i];
+	len = snprintf(buf, size, count == 1 ? "CPU " : "CPUs ");
+	for (i = 0; i < n && len < (int)size; i = j + 1) {
+		for (j = i; j < n && set[j]; j++)
+			;
+		if (j == i)
+			continue;
+		len += snprintf(buf + len, size - len, "%s%d", len > 5 ? "," : "", i);
+		if (j - 1 > i && len < (int)size)
+			len += snprintf(buf + len, size - len, "-%d", j - 1);
+	}
+	return buf;
+}
+
+/* Timer interrupts the tc CPUs took from sample @a to sample @b. */
+static unsigned long long tc_timer_irqs(const struct watch *w, const struct cpu_sample *a,
+					const struct cpu_sample *b)
+{
+	unsigned long long sum = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < w->ncpu; cpu++)
+		if (w->tc[cpu])
+			sum += b->loc[cpu] - a->loc[cpu];
+	return sum;
+}
+
+/*
+ * Sample every CPU; note which ones moved. Without both files there is
+ * no evidence of silence: count every CPU as moved, so that the watch
+ * never calls a deadlock it could not see.
+ */
+static void watch_sample(struct watch *w, double now)
+{
+	struct cpu_sample cs = {};
+	bool ok = read_timer_irqs(&cs) && read_idle(&cs);
+	int cpu;
+
+	for (cpu = 0; cpu < w->ncpu; cpu++)
+		if (!ok || !w->watched || cs.loc[cpu] != w->prev.loc[cpu] ||
+		    cs.idle[cpu] != w->prev.idle[cpu])
+			w->moved[cpu] = now;
+	if (!w->watched) {
+		w->first = cs;
+		w->watched = now;
+	}
+	w->prev = cs;
+	w->next = now + SAMPLE_MS;
+}
+
+/* Progress came back after a pause the watch saw: the guest is slow. */
+static void watch_resumed(struct kt *t, const struct watch *w, double now)
+{
+	struct cpu_sample cs = {};
+	char cpus[64];
+
+	read_timer_irqs(&cs);
+	kt_log(t, "no progress for %.0f ms, resumed: a slow guest, not a deadlock; tc %s took %llu timer interrupts in its last %.0f ms",
+	       now - w->since, cpu_list(w->tc, w->ncpu, cpus, sizeof(cpus)),
+	       tc_timer_irqs(w, &w->first, &cs), now - w->watched);
+}
+
+/*
+ * The bound passed without progress: end the guest, saying what the tc
+ * CPUs did. One that took no timer interrupt for SILENT_MS and was not
+ * idle spins with interrupts off: in this storm, on a lock its own CPU
+ * holds (in NMI), or behind such a CPU. Otherwise the CPUs still run:
+ * the storm is stuck some other way, which is no deadlock of this kind.
+ */
+static void watch_end(struct kt *t, const struct watch *w, double now)
+{
+	bool silent[MAX_CPUS] = {}, idle[MAX_CPUS] = {};
+	double quiet = now;
+	char why[512], a[64], b[64];
+	int cpu, nsilent = 0, nidle = 0;
+
+	for (cpu = 0; cpu < w->ncpu; cpu++) {
+		if (!w->tc[cpu])
+			continue;
+		if (now - w->moved[cpu] >= SILENT_MS) {
+			silent[cpu] = true;
+			nsilent++;
+			if (now - w->moved[cpu] < quiet)
+				quiet = now - w->moved[cpu];
+		}
+		idle[cpu] = w->prev.idle[cpu] != w->first.idle[cpu];
+		nidle += idle[cpu];
+	}
+	if (nsilent) {
+		snprintf(why, sizeof(why),
+			 "no progress for %.0f ms and %s took no timer interrupt for %.0f ms: a CPU waits for a lock it holds (deadlock)",
+			 now - w->since, cpu_list(silent, w->ncpu, a, sizeof(a)), quiet);
+	} else {
+		snprintf(why, sizeof(why),
+			 "no progress for %.0f ms, yet tc %s took %llu timer interrupts in its last %.0f ms%s%s: stalled, not a deadlock (no CPU spins with interrupts off)",
+			 now - w->since, cpu_list(w->tc, w->ncpu, a, sizeof(a)),
+			 tc_timer_irqs(w, &w->first, &w->prev), now - w->watched,
+			 nidle ? "; idle meanwhile: " : "",
+			 nidle ? cpu_list(idle, w->ncpu, b, sizeof(b)) : "");
+	}
+	storm_poweroff(t->name, why, nsilent > 0);
+}
+
+/*
+ * Run the storm for @seconds and watch it. A pause in its progress is no
+ * verdict: the guest's vCPUs are host threads, and under TCG a busy host
+ * leaves them without progress for seconds. From STALL_MS without
+ * progress the watch samples the CPUs; when progress resumes it logs the
+ * pause and goes on (the case's invariants judge it); at the bound
+ * (STALL_MAX_MS) it ends the guest, as a deadlock only if a tc CPU stopped
+ * taking timer interrupts (watch_end()).
+ */
+static void run_storm(struct kt *t, struct storm *s, int seconds)
+{
+	double bound = stall_max_ms(), start = bound < STALL_MS ? bound : STALL_MS;
+	struct watch w = { .last = -1 };
+	int status, i;
 	pid_t pid;
 
+	w.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (w.ncpu > MAX_CPUS)
+		w.ncpu = MAX_CPUS;
+	for (i = 0; i < s->threads; i++)
+		w.tc[tc_cpu(s, i, w.ncpu)] = true;
 	pid = fork();
 	if (pid == 0)
 		storm_child(s, seconds);
 	if (!KT_OK(t, pid, "fork"))
-		return true;
+		return;
 	for (;;) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		double now;
 
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
-		if (s->progress != last) {
-			last = s->progress;
-			since = now_ms();
-		} else if (now_ms() - since > stall_ms()) {
-			return false;
+		now = now_ms();
+		if (s->progress != w.last) {
+			if (w.watched)
+				watch_resumed(t, &w, now);
+			if (w.last >= 0 && now - w.since > s->longest_pause_ms)
+				s->longest_pause_ms = now - w.since;
+			w.last = s->progress;
+			w.since = now;
+			w.watched = 0;
+		} else if (now - w.since >= start && now >= w.next) {
+			watch_sample(&w, now);
+			if (now - w.since >= bound)
+				watch_end(t, &w, now);
 		}
 		nanosleep(&ts, NULL);
 	}
 	if (s->err)
 		kt_fail(t, "storm: %s", strerror(s->err));
-	return true;
 }
 
 static long recursion_misses(int prog_fd)
@@ -377,7 +605,6 @@ static void guard_storm(struct kt *t, const void *arg)
 	long runs, misses;
 	/* NMI storms run longer: thousands of NMIs, hundreds in regions */
 	int key = 0, seconds = kt_scaled(c->sysrq ? 15 : 6);
-	bool ok;
 
 	if (seconds < 2)
 		seconds = 2;
@@ -418,9 +645,7 @@ static void guard_storm(struct kt *t, const void *arg)
 	}
 	if (c->sysrq)
 		quiet_console(true);
-	ok = run_storm(t, s, seconds);
-	if (!ok)
-		deadlock_poweroff(t->name);
+	run_storm(t, s, seconds);
 	if (c->sysrq)
 		quiet_console(false);
 	bpf_link__destroy(link);
@@ -445,8 +670,9 @@ static void guard_storm(struct kt *t, const void *arg)
 				runs, s->tc_runs);
 		goto out;
 	}
-	kt_log(t, "%ld s, %d tc threads: %ld tc runs x %d, %ld sysrq, tracer ran %ld times, skipped %ld",
-	       (long)seconds, s->threads, s->tc_runs, REPEAT, s->nmis, runs, misses);
+	kt_log(t, "%ld s, %d tc threads: %ld tc runs x %d, %ld sysrq, tracer ran %ld times, skipped %ld; longest pause without progress %.0f ms",
+	       (long)seconds, s->threads, s->tc_runs, REPEAT, s->nmis, runs, misses,
+	       s->longest_pause_ms);
 	if (c->second) {
 		kt_log(t, "bucket thread: %ld update+delete pairs; %s ran %ld times (locking); %s ran %ld times, skipped %ld",
 		       s->hq_ops, c->second, st.freelist_runs, c->tracer, st.bucket_runs, misses);
