@@ -32,10 +32,15 @@
 
 static char vlog[1 << 16];
 
-/* A growing program: instructions and the calls' callback offsets. */
+#define MAX_FUNCS 4
+
+/* A growing program, and where its functions start (for func_info) */
 struct cprog {
 	struct bpf_insn *insn;
 	int n;
+	struct bpf_func_info func[MAX_FUNCS];
+	int nargs[MAX_FUNCS];
+	int nfunc;
 };
 
 static void put(struct cprog *p, struct bpf_insn i)
@@ -54,9 +59,12 @@ static int put_ld_func(struct cprog *p)
 	return at;
 }
 
-static void aim(struct cprog *p, int ld_at)
+/* The callback that @ld_at loads, taking @nargs arguments, starts here */
+static void aim(struct cprog *p, int ld_at, int nargs)
 {
 	p->insn[ld_at].imm = p->n - ld_at - 1;
+	p->func[p->nfunc].insn_off = p->n;
+	p->nargs[p->nfunc++] = nargs;
 }
 
 static void put_map(struct cprog *p, int reg, int fd)
@@ -103,7 +111,7 @@ static void build_straight_loop(struct cprog *p, int map)
 	put(p, I_MOV64_IMM(BPF_REG_3, 0));
 	ld = put_loop(p, 128);
 	put_ret0(p);
-	aim(p, ld);
+	aim(p, ld, 2);
 	put_body(p, BODY);
 	put_ret0(p);
 }
@@ -118,7 +126,7 @@ static void build_straight_for_each(struct cprog *p, int map)
 	put(p, I_MOV64_IMM(BPF_REG_4, 0));
 	put(p, I_CALL(BPF_FUNC_for_each_map_elem));
 	put_ret0(p);
-	aim(p, ld);
+	aim(p, ld, 4);
 	put_body(p, BODY);
 	put_ret0(p);
 }
@@ -130,11 +138,11 @@ static void build_nested_loop(struct cprog *p, int map)
 	put(p, I_MOV64_IMM(BPF_REG_3, 0));
 	ld_outer = put_loop(p, 128);
 	put_ret0(p);
-	aim(p, ld_outer);
+	aim(p, ld_outer, 2);
 	put(p, I_MOV64_IMM(BPF_REG_3, 0));
 	ld_inner = put_loop(p, 128);
 	put_ret0(p);
-	aim(p, ld_inner);
+	aim(p, ld_inner, 2);
 	put_body(p, 40);
 	put_ret0(p);
 }
@@ -151,7 +159,7 @@ static void build_coin_counter(struct cprog *p, int map)
 	put(p, I_LDX_DW(BPF_REG_0, BPF_REG_10, -8));
 	put(p, I_EXIT());
 	/* callback(index, counter): on a coin flip, *counter += 1 */
-	aim(p, ld);
+	aim(p, ld, 2);
 	put(p, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
 	put(p, I_CALL(BPF_FUNC_get_prandom_u32));
 	put(p, I_AND64_IMM(BPF_REG_0, 1));
@@ -197,7 +205,7 @@ static void build_hash_chain(struct cprog *p, int hash, int array)
 	p->insn[exit_jump].off = p->n - exit_jump - 1;
 	put_ret0(p);
 	/* the callback: r4 = the chain, slot j at 8 * j */
-	aim(p, ld);
+	aim(p, ld, 4);
 	for (j = 0; j < 7; j++) {
 		put(p, I_LDX_DW(BPF_REG_1, BPF_REG_4, 8 * j));
 		put(p, I_JEQ_IMM(BPF_REG_1, 0, 1));
@@ -232,8 +240,9 @@ static void cost(struct kt *t, const void *arg)
 	const struct cost_case *c = arg;
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
 		    .log_level = 4);	/* BPF_LOG_STATS: messages and statistics only */
-	struct cprog p = { calloc(BODY + 256, sizeof(struct bpf_insn)), 0 };
-	int map = array_of(128, 8), fd, k = 1;
+	struct cprog p = { calloc(BODY + 256, sizeof(struct bpf_insn)), 0, {}, { 1 }, 1 };
+	int map = array_of(128, 8), btf = -1, fd, k = 1, i;
+	__u32 ids[MAX_FUNCS];
 	long v = 0, processed = -1;
 	const char *stats;
 
@@ -247,6 +256,15 @@ static void cost(struct kt *t, const void *arg)
 			goto out;
 	}
 	c->build(&p, map);
+	btf = funcs_btf_load(p.nfunc, p.nargs, ids);
+	if (!KT_OK(t, btf, "load the functions' BTF"))
+		goto out;
+	for (i = 0; i < p.nfunc; i++)
+		p.func[i].type_id = ids[i];
+	opts.prog_btf_fd = btf;
+	opts.func_info = p.func;
+	opts.func_info_cnt = p.nfunc;
+	opts.func_info_rec_size = sizeof(p.func[0]);
 	vlog[0] = 0;
 	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "cost", "GPL", p.insn, p.n, &opts);
 	stats = strstr(vlog, "processed ");
@@ -263,6 +281,8 @@ static void cost(struct kt *t, const void *arg)
 	KT_OK(t, prog_run(fd, 1, NULL), "test_run");
 	close(fd);
 out:
+	if (btf >= 0)
+		close(btf);
 	if (chain_hash >= 0)
 		close(chain_hash);
 	if (map >= 0)

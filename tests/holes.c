@@ -417,7 +417,7 @@ static void review_linked_scalars(struct kt *t, const void *arg)
  */
 #define BUDGET_BODY 130000
 
-static struct bpf_insn *build_budget(int chain, int *n)
+static struct bpf_insn *build_budget(int chain, int *n, int *cb_start)
 {
 	struct bpf_insn *insn = calloc(BUDGET_BODY + 64 + 4 * chain, sizeof(*insn));
 	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
@@ -441,6 +441,7 @@ static struct bpf_insn *build_budget(int chain, int *n)
 	insn[i++] = I_EXIT();
 	/* the callback: r2 = its caller's slot chain - 1, slot j at 8 * (chain - 1 - j) */
 	insn[ldi].imm = i - ldi - 1;
+	*cb_start = i;
 	for (j = 0; j + 1 < chain; j++) {
 		insn[i++] = I_LDX_DW(BPF_REG_3, BPF_REG_2, 8 * (chain - 1 - j));
 		insn[i++] = I_JEQ_IMM(BPF_REG_3, 0, 1);
@@ -456,17 +457,32 @@ static struct bpf_insn *build_budget(int chain, int *n)
 
 static void review_one_budget(struct kt *t, const void *arg)
 {
-	int chain = (int)(long)arg, n, fd;
-	struct bpf_insn *insn = build_budget(chain, &n);
+	int chain = (int)(long)arg, n, fd, cb_start, btf;
+	struct bpf_insn *insn = build_budget(chain, &n, &cb_start);
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
 		    .log_level = 4);	/* BPF_LOG_STATS: messages and statistics only */
+	static const int nargs[] = { 1, 2 };
+	struct bpf_func_info func[2];
 	const char *stats;
 	long processed = -1;
+	__u32 ids[2];
 
+	btf = funcs_btf_load(2, nargs, ids);
+	if (!KT_OK(t, btf, "load the functions' BTF")) {
+		free(insn);
+		return;
+	}
+	func[0] = (struct bpf_func_info){ 0, ids[0] };
+	func[1] = (struct bpf_func_info){ cb_start, ids[1] };
+	opts.prog_btf_fd = btf;
+	opts.func_info = func;
+	opts.func_info_cnt = 2;
+	opts.func_info_rec_size = sizeof(func[0]);
 	vlog[0] = 0;
 	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "budget", "GPL", insn, n, &opts);
 	fd = fd < 0 ? -errno : fd;
 	free(insn);
+	close(btf);
 	stats = strstr(vlog, "processed ");
 	if (stats)
 		processed = atol(stats + strlen("processed "));

@@ -489,3 +489,28 @@ long long fdinfo_value(int fd, const char *name)
 	fclose(f);
 	return v;
 }
+
+int funcs_btf_load(int n, const int *nargs, __u32 *ids)
+{
+	struct btf *b = btf__new_empty();
+	int i32, ptr, proto, i, j, fd;
+	const void *raw;
+	char name[16];
+	__u32 size;
+
+	if (!b)
+		return -ENOMEM;
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	ptr = btf__add_ptr(b, 0);
+	for (i = 0; i < n; i++) {
+		proto = btf__add_func_proto(b, i32);
+		for (j = 0; j < nargs[i]; j++)
+			btf__add_func_param(b, "p", ptr);
+		snprintf(name, sizeof(name), "f%d", i);
+		ids[i] = btf__add_func(b, name, BTF_FUNC_STATIC, proto);
+	}
+	raw = btf__raw_data(b, &size);
+	fd = bpf_btf_load(raw, size, NULL);
+	btf__free(b);
+	return fd < 0 ? -errno : fd;
+}

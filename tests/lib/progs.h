@@ -93,4 +93,12 @@ bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n);
 /* A "name:\tvalue" line of fd's fdinfo; -1 if there is none. */
 long long fdinfo_value(int fd, const char *name);
 
+/*
+ * BTF for hand-written programs with callbacks, for which the verifier
+ * wants func_info: static functions "f0".."f<n-1>" returning int, taking
+ * nargs[i] pointers each. Returns the BTF's fd (or -errno) and each
+ * function's type id in ids[i].
+ */
+int funcs_btf_load(int n, const int *nargs, __u32 *ids);
+
 #endif

@@ -167,3 +167,244 @@ int review_zero_runs_init(struct __sk_buff *skb)
 	bpf_loop(skb->len, write_slot, &slot, 0);
 	return slot;
 }
+
+/*
+ * The attacker review of 0034-0038 (second round), with the fixes of
+ * 0043-0045.
+ */
+#define __naked __attribute__((naked))
+#define __imm_addr(x) [x]"i"(&x)
+
+struct relem {
+	int cnt;
+	struct bpf_spin_lock lock;
+	int data[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, int);
+	__type(value, struct relem);
+} rlmap SEC(".maps");
+
+/*
+ * 6. A callback verified in one pass changes the packet, and its next
+ * run (never walked) writes through the packet pointer its caller keeps
+ * in its stack: the old head, which bpf_skb_change_head() replaced. The
+ * one pass starts every run from its caller's state at the call; 0044
+ * invalidates the caller's packet pointers at the entry of a one-pass
+ * callback that may change the packet.
+ */
+struct pctx {
+	struct __sk_buff *skb;
+	__u8 *data;
+};
+
+static long write_then_change_head(__u32 i, struct pctx *c)
+{
+	*(volatile __u8 *)c->data = 0x5a;
+	bpf_skb_change_head(c->skb, 256, 0);
+	return 0;
+}
+
+static long write_then_tail_call(__u32 i, struct pctx *c)
+{
+	*(volatile __u8 *)c->data = 0x5a;
+	bpf_tail_call(c->skb, &rjmp, 0);
+	return 0;
+}
+
+/* The twin: the callback loads the packet pointers again every run. */
+static long reload_then_change_head(__u32 i, struct pctx *c)
+{
+	struct __sk_buff *skb = c->skb;
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+
+	if (data + 8 <= end)
+		*(volatile __u8 *)data = 0x5a;
+	bpf_skb_change_head(skb, 256, 0);
+	return 0;
+}
+
+#define PKT_LOOP(n, cb)						\
+	struct pctx c;						\
+	void *data = (void *)(long)skb->data;			\
+	void *end = (void *)(long)skb->data_end;		\
+								\
+	if (data + 8 > end)					\
+		return 0;					\
+	c.skb = skb;						\
+	c.data = data;						\
+	bpf_loop(n, cb, &c, 0);					\
+	return 0
+
+SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_cb_change_head_next_run(struct __sk_buff *skb)
+{
+	PKT_LOOP(1000, write_then_change_head);
+}
+
+SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_cb_change_head_next_run_bounded(struct __sk_buff *skb)
+{
+	PKT_LOOP(2, write_then_change_head);
+}
+
+SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_cb_tail_call_next_run(struct __sk_buff *skb)
+{
+	PKT_LOOP(1000, write_then_tail_call);
+}
+
+SEC("tc") __common __success __retval(0)
+int review_cb_reload_each_run(struct __sk_buff *skb)
+{
+	PKT_LOOP(2, reload_then_change_head);
+}
+
+/*
+ * 7. A global function is verified on its own: its caller kept the
+ * packet pointers it checked before calling one that changes the packet
+ * or tail-calls (0044). A static one is walked from its caller's state,
+ * and stock refuses that twin as well.
+ */
+__attribute__((noinline)) int review_global_change_head(struct __sk_buff *skb)
+{
+	return bpf_skb_change_head(skb, 256, 0);
+}
+
+__attribute__((noinline)) int review_global_tail_call(struct __sk_buff *skb)
+{
+	bpf_tail_call(skb, &rjmp, 0);
+	return 0;
+}
+
+static __attribute__((noinline)) int static_change_head(struct __sk_buff *skb)
+{
+	return bpf_skb_change_head(skb, 256, 0);
+}
+
+#define PKT_CALL(fn)						\
+	void *data = (void *)(long)skb->data;			\
+	void *end = (void *)(long)skb->data_end;		\
+	int ret;						\
+								\
+	if (data + 8 > end)					\
+		return 0;					\
+	ret = fn(skb);						\
+	*(volatile __u8 *)data = 0x5a;				\
+	return ret + *(volatile __u8 *)(data + 7)
+
+SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_global_change_head_stale(struct __sk_buff *skb)
+{
+	PKT_CALL(review_global_change_head);
+}
+
+SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_global_tail_call_stale(struct __sk_buff *skb)
+{
+	PKT_CALL(review_global_tail_call);
+}
+
+SEC("tc") __common __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_static_change_head_stale(struct __sk_buff *skb)
+{
+	PKT_CALL(static_change_head);
+}
+
+/*
+ * 8. Run 2 of a bpf_loop(2) callback, walked run by run, follows run 1's
+ * hidden exit (a tail call that succeeds, LD_ABS past the packet) in the
+ * jump history. Run 2 needs its index precise, and backtracking walked
+ * from its first instruction into the tail call's helper call with R1
+ * looked for ("BUG regs 2", EFAULT), or past LD_ABS into run 1 (0043).
+ * Safe programs; stock refuses them (its one walk sees any index).
+ */
+static __naked __attribute__((used)) long cb_tail_idx(void)
+{
+	asm volatile(
+		"r6 = r1;"			/* the index */
+		"r7 = r2;"			/* &skb in the caller's stack */
+		"r1 = 0;"
+		"*(u32 *)(r10 - 4) = r1;"
+		"r2 = r10;"
+		"r2 += -4;"
+		"r1 = %[rlmap] ll;"
+		"call 1;"
+		"if r0 == 0 goto 1f;"
+		"r0 += r6;"			/* the index must be precise */
+		"r0 = *(u8 *)(r0 + 0);"
+		"r1 = *(u64 *)(r7 + 0);"
+		"r2 = %[rjmp] ll;"
+		"r3 = 0;"
+		"call 12;"			/* bpf_tail_call */
+	"1:"
+		"r0 = 0;"
+		"exit;"
+		:: __imm_addr(rlmap), __imm_addr(rjmp) : "memory");
+}
+
+static __naked __attribute__((used)) long cb_ld_abs_idx(void)
+{
+	asm volatile(
+		"r9 = r1;"
+		"r7 = r2;"
+		"r1 = 0;"
+		"*(u32 *)(r10 - 4) = r1;"
+		"r2 = r10;"
+		"r2 += -4;"
+		"r1 = %[rlmap] ll;"
+		"call 1;"
+		"if r0 == 0 goto 1f;"
+		"r0 += r9;"
+		"r0 = *(u8 *)(r0 + 0);"
+		"r6 = *(u64 *)(r7 + 0);"
+		"call 7;"			/* bpf_get_prandom_u32 */
+		"r0 = *(u8 *)skb[100];"		/* past the 64-byte packet */
+	"1:"
+		"r0 = 0;"
+		"exit;"
+		:: __imm_addr(rlmap) : "memory");
+}
+
+#define LOOP2(cb)							\
+	asm volatile(							\
+		"*(u64 *)(r10 - 8) = r1;"				\
+		"r1 = 2;"						\
+		"r2 = %[cbf] ll;"					\
+		"r3 = r10;"						\
+		"r3 += -8;"						\
+		"r4 = 0;"						\
+		"call 181;"						\
+		"r0 = 0;"						\
+		"exit;"							\
+		:: [cbf]"i"(cb) : "memory")
+
+SEC("tc") __beyond __success __retval(0)
+__naked int review_tail_call_run2_precision(void)
+{
+	LOOP2(cb_tail_idx);
+}
+
+SEC("tc") __beyond __success __retval(0)
+__naked int review_ld_abs_run2_precision(void)
+{
+	LOOP2(cb_ld_abs_idx);
+}
+
+/*
+ * 9. Over-rejection of 0037: bpf_loop() with flags 0 and a count of
+ * 1000 calls back at least once, so the slot its callback writes is
+ * initialised (0045). Loaded without CAP_PERFMON, as hole 4.
+ */
+SEC("tc") __common __success __caps_bpf __retval(1)
+int review_const_count_reads_slot(struct __sk_buff *skb)
+{
+	__u64 slot;
+
+	bpf_loop(1000, write_slot, &slot, 0);
+	return slot;
+}
