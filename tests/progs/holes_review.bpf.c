@@ -408,3 +408,203 @@ int review_const_count_reads_slot(struct __sk_buff *skb)
 	bpf_loop(1000, write_slot, &slot, 0);
 	return slot;
 }
+
+/*
+ * The second attacker review (0041, 0043-0045), with the fixes of
+ * 0044-0047.
+ */
+
+/*
+ * 10. A count of 0x100000001: bpf_loop() takes its low 32 bits (1), but
+ * the inlined loop compares all 64 with BPF_MAX_LOOPS and runs nothing,
+ * so the slot the callback would write is read uninitialised (seen: a
+ * kernel text address). 0045 decides "at least one run" on all 64 bits.
+ */
+static __naked __attribute__((used)) long cb_write_slot(void)
+{
+	asm volatile(
+		"r1 += 0x1234;"
+		"*(u64 *)(r2 + 0) = r1;"
+		"r0 = 1;"
+		"exit;"
+		::: "memory");
+}
+
+SEC("tc") __beyond __failure __caps_bpf __errno(EACCES) __msg("invalid read from stack")
+__naked int review_u64_count_zero_runs(void)
+{
+	asm volatile(
+		"r1 = 0x100000001 ll;"
+		"r2 = %[cb] ll;"
+		"r3 = r10;"
+		"r3 += -8;"
+		"r4 = 0;"
+		"call 181;"			/* bpf_loop, inlined */
+		"r0 = *(u64 *)(r10 - 8);"
+		"exit;"
+		:: [cb]"i"(cb_write_slot) : "memory");
+}
+
+/*
+ * 11. The callback that changes the packet is not named where it is
+ * called: its address reaches bpf_loop() through the caller's stack, and
+ * the outer one-pass callback's second run writes through the old head.
+ * 0044 takes a helper that calls back to call any function whose address
+ * the program takes.
+ */
+struct fctx {
+	struct __sk_buff *skb;
+	__u8 *data;
+	void *cb;
+};
+
+static long change_head_cb(__u32 i, struct fctx *c)
+{
+	bpf_skb_change_head(c->skb, 256, 0);
+	return 1;
+}
+
+static long outer_by_address(__u32 i, struct fctx *c)
+{
+	*(volatile __u8 *)c->data = 0x5a;
+	bpf_loop(1, c->cb, c, 0);
+	return 0;
+}
+
+SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+int review_cb_address_through_stack(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct fctx c;
+
+	if (data + 8 > end)
+		return 0;
+	c.skb = skb;
+	c.data = data;
+	c.cb = change_head_cb;
+	bpf_loop(1000, outer_by_address, &c, 0);
+	return 0;
+}
+
+/*
+ * 12. The first pass (callbacks in one pass) forgets c.k and walks both
+ * loads; the run-by-run pass knows c.k = 1 and walks the ctx load only,
+ * but found the stack pointer type the first pass recorded for it: "same
+ * insn cannot be used with different pointers". Stock loads it; 0046
+ * starts every pass from the same instruction data.
+ */
+static __naked __attribute__((used)) long cb_set1(void)
+{
+	asm volatile(
+		"r1 = 1;"
+		"*(u64 *)(r2 + 0) = r1;"
+		"r0 = 0;"
+		"exit;"
+		::: "memory");
+}
+
+SEC("tc") __common __success __retval(0)
+__naked int review_pass_keeps_ptr_type(void)
+{
+	asm volatile(
+		"r6 = r1;"
+		"r1 = 0;"
+		"*(u64 *)(r10 - 8) = r1;"
+		"*(u64 *)(r10 - 16) = r1;"
+		"r1 = 1;"
+		"r2 = %[cb] ll;"
+		"r3 = r10;"
+		"r3 += -8;"
+		"r4 = 0;"
+		"call 181;"
+		"r1 = *(u64 *)(r10 - 8);"
+		"if r1 == 1 goto 1f;"
+		"r2 = r10;"
+		"r2 += -16;"
+		"goto 2f;"
+	"1:"
+		"r2 = r6;"
+	"2:"
+		"r0 = *(u32 *)(r2 + 0);"
+		"r0 &= 0;"
+		"exit;"
+		:: [cb]"i"(cb_set1) : "memory");
+}
+
+/* The same through an ALU's sanitation state, for a CAP_BPF loader. */
+struct kctx {
+	__u64 k;
+	struct relem *a;
+	struct relem *b;
+};
+
+static long set_k(__u32 i, struct kctx *c)
+{
+	c->k = 4;
+	return 0;
+}
+
+static long move_ptr(__u32 i, struct kctx *c)
+{
+	c->b = c->a;
+	return 0;
+}
+
+SEC("tc") __common __success __caps_bpf __retval(0)
+int review_pass_keeps_alu_state(struct __sk_buff *skb)
+{
+	struct kctx c = {};
+	struct relem *e;
+	int key = 0;
+	__u64 k;
+	char *p;
+
+	e = bpf_map_lookup_elem(&rlmap, &key);
+	if (!e)
+		return 0;
+	c.a = e;
+	c.b = e;
+	bpf_loop(1, set_k, &c, 0);
+	k = *(volatile __u64 *)&c.k;
+	if (k > 4)
+		return 0;
+	p = (char *)e->data;
+	asm volatile("" : "+r"(p));
+	p += k;				/* data[], never the lock word */
+	k = *(volatile __u8 *)p;
+	bpf_loop(1, move_ptr, &c, 0);	/* a pointer move: the first pass refuses */
+	return k + c.b->cnt;
+}
+
+/*
+ * 13. bpf_find_vma()'s callback, walked run by run, keeps the vma in its
+ * caller's stack; the caller reads it after the helper dropped the mmap
+ * lock (0047).
+ */
+struct task_struct;
+struct vm_area_struct {
+	unsigned long vm_start;
+} __attribute__((preserve_access_index));
+
+struct vctx {
+	struct vm_area_struct *vma;
+};
+
+static long keep_vma(struct task_struct *task, struct vm_area_struct *vma, struct vctx *c)
+{
+	c->vma = vma;
+	return 0;
+}
+
+SEC("kprobe/do_nanosleep") __beyond __load_only __failure __errno(EACCES)
+__msg("a bpf_find_vma() callback cannot keep a pointer in its caller's stack")
+int review_find_vma_keeps_vma(void *ctx)
+{
+	struct vctx c = {};
+
+	bpf_find_vma(bpf_get_current_task_btf(), 0x400000, keep_vma, &c, 0);
+	if (c.vma)
+		return c.vma->vm_start;
+	return 0;
+}
