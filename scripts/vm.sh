@@ -13,6 +13,9 @@
 #   --icount    TCG with instruction counting (-icount shift=0,sleep=off): guest
 #               time advances one nanosecond per instruction executed, so
 #               in-guest timings are instruction counts, whatever the host's load
+# env:   VM_TIMEOUT (1800 s, the whole run), VM_BOOT_TIMEOUT (120 s, to the
+#        guest's init); either watchdog says whether the guest was still
+#        writing (slow) or silent (stuck) when it fired
 # exit: the command's status; 124 timeout; 125 no status (crash, panic, hang)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -120,6 +123,22 @@ qemu_args=(
 	"${serial0[@]}" -serial "file:$status"
 )
 
+# Why a watchdog fired, from when FILE last grew: output up to the end
+# means a slow guest (a busy host runs its vCPUs less), none for longer
+# than the guest can be quiet (LIMIT s) a stuck one. While booting the
+# console never pauses long; a test case prints its result within its own
+# timeout (BPFLOCK_TEST_TIMEOUT, 300 s).
+last_output() { # FILE WHAT LIMIT
+	local idle=$(($(date +%s) - $(stat -c %Y "$1")))
+	if [ ! -s "$1" ]; then
+		echo "no $2 at all: stuck"
+	elif [ "$idle" -le "$3" ]; then
+		echo "$2 last written ${idle} s before: slow, not stuck; raise the timeout on a busy host"
+	else
+		echo "no $2 for the last ${idle} s: stuck"
+	fi
+}
+
 [ "$quiet" -eq 1 ] || say "booting $name ($accel, $cpus vCPUs)"
 if [ "$shell" -eq 1 ]; then
 	"${qemu_args[@]}" || true
@@ -133,7 +152,7 @@ else
 	waited=0
 	while kill -0 "$qpid" 2>/dev/null && ! grep -q '^bpflock-guest:' "$log"; do
 		if [ "$waited" -ge "$boot_timeout" ]; then
-			say "guest did not boot within ${boot_timeout} s; killing QEMU"
+			say "guest did not boot within ${boot_timeout} s ($(last_output "$log" console 30)); killing QEMU"
 			kill "$qpid" 2>/dev/null || true
 			break
 		fi
@@ -145,7 +164,7 @@ else
 	sleep 0.2
 	[ -z "$out" ] || tr -d '\r' <"$status" >"$out"
 	if [ "$rc" -eq 124 ]; then
-		say "guest timed out after ${timeout} s; console log: $log"
+		say "guest timed out after ${timeout} s ($(last_output "$status" results $((${BPFLOCK_TEST_TIMEOUT:-300} + 30)))); console log: $log"
 		exit 124
 	fi
 fi

@@ -24,14 +24,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/reboot.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -195,10 +194,6 @@ static void storm_child(struct storm *s, int seconds)
 static const struct kt_case *guard_cases;
 static int guard_ncases;
 
-static void no_op(int sig)
-{
-}
-
 /* Does a line of FILE contain WORD? */
 static bool file_has(const char *file, const char *word)
 {
@@ -253,6 +248,24 @@ static void serial_irq_to_cpu0(void)
 }
 
 /*
+ * A line must leave the UART before a reset: a write only fills the tty's
+ * buffer. Wait until the buffer and the transmitter are empty, at most
+ * 2 s, since the interrupt may be due on a stuck CPU. Polled: the guest
+ * kernel has no POSIX timers, so alarm() cannot bound tcdrain().
+ */
+static void drain_tty(int fd)
+{
+	int i, queued, lsr;
+
+	for (i = 0; i < 200; i++) {
+		if (ioctl(fd, TIOCOUTQ, &queued) ||
+		    (!queued && (ioctl(fd, TIOCSERGETLSR, &lsr) || (lsr & TIOCSER_TEMT))))
+			return;
+		usleep(10 * 1000);
+	}
+}
+
+/*
  * The storm made no progress and never will: a CPU spins with interrupts
  * off on a lock it holds itself (@deadlock), or the storm is stuck some
  * other way and its child may never end. Fail the case with @why, then
@@ -281,15 +294,8 @@ static void storm_poweroff(const char *name, const char *why, bool deadlock)
 	fflush(stdout);
 	if (fd >= 0 && write(fd, line, len) < 0)
 		perror("ttyS1");
-	/*
-	 * The line must leave the UART before the reset: a write only fills
-	 * the tty buffer. Bounded, since the interrupt may be due on a stuck CPU.
-	 */
-	signal(SIGALRM, no_op);
-	alarm(2);
 	if (fd >= 0)
-		tcdrain(fd);
-	alarm(0);
+		drain_tty(fd);
 	sync();
 	/*
 	 * sysrq 'b' restarts at once (QEMU's -no-reboot ends the guest): an
@@ -528,7 +534,9 @@ static void watch_end(struct kt *t, const struct watch *w, double now)
  * progress the watch samples the CPUs; when progress resumes it logs the
  * pause and goes on (the case's invariants judge it); at the bound
  * (STALL_MAX_MS) it ends the guest, as a deadlock only if a tc CPU stopped
- * taking timer interrupts (watch_end()).
+ * taking timer interrupts (watch_end()). It concludes only after sampling
+ * for SILENT_MS: a guest the host did not run at all (CPU 0 included)
+ * reaches the bound with no evidence yet.
  */
 static void run_storm(struct kt *t, struct storm *s, int seconds)
 {
@@ -564,7 +572,7 @@ static void run_storm(struct kt *t, struct storm *s, int seconds)
 			w.watched = 0;
 		} else if (now - w.since >= start && now >= w.next) {
 			watch_sample(&w, now);
-			if (now - w.since >= bound)
+			if (now - w.since >= bound && now - w.watched >= SILENT_MS)
 				watch_end(t, &w, now);
 		}
 		nanosleep(&ts, NULL);
