@@ -596,7 +596,7 @@ static void run_storm(struct kt *t, struct storm *s, int seconds)
 		if (s->progress != w.last) {
 			if (w.watched)
 				watch_resumed(t, &w, now);
-			else if (now - w.since >= start)
+			else if (w.last >= 0 && now - w.since >= start)
 				kt_log(t, "no progress for %.0f ms, resumed: a slow guest, not a deadlock; the host did not run CPU 0 either (no sample)",
 				       now - w.since);
 			if (w.last >= 0 && now - w.since > s->longest_pause_ms)
