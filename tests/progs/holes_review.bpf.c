@@ -48,19 +48,23 @@ static long overwrite_dynptr(__u32 i, struct bpf_dynptr *d)
 	return 0;
 }
 
+/* A dynptr over element 0's value, handed to @cb for 1000 runs */
+#define DYNPTR_LOOP(cb)						\
+	struct bpf_dynptr d;					\
+	int key = 0;						\
+	struct rval *v = bpf_map_lookup_elem(&rmap, &key);	\
+								\
+	if (!v)							\
+		return 0;					\
+	bpf_dynptr_from_mem(v, sizeof(*v), 0, &d);		\
+	bpf_loop(1000, cb, &d, 0);				\
+	return 0
+
 SEC("tc") __beyond __failure __errno(EACCES)
 __msg("a callback cannot overwrite the dynptr its caller keeps at frame 0")
 int review_cb_overwrites_dynptr(struct __sk_buff *skb)
 {
-	struct bpf_dynptr d;
-	int key = 0;
-	struct rval *v = bpf_map_lookup_elem(&rmap, &key);
-
-	if (!v)
-		return 0;
-	bpf_dynptr_from_mem(v, sizeof(*v), 0, &d);
-	bpf_loop(1000, overwrite_dynptr, &d, 0);
-	return 0;
+	DYNPTR_LOOP(overwrite_dynptr);
 }
 
 /* The twin: the callback only reads the dynptr (1000 runs). */
@@ -75,15 +79,7 @@ static long read_dynptr(__u32 i, struct bpf_dynptr *d)
 SEC("tc") __common __success __retval(0)
 int review_cb_reads_dynptr(struct __sk_buff *skb)
 {
-	struct bpf_dynptr d;
-	int key = 0;
-	struct rval *v = bpf_map_lookup_elem(&rmap, &key);
-
-	if (!v)
-		return 0;
-	bpf_dynptr_from_mem(v, sizeof(*v), 0, &d);
-	bpf_loop(1000, read_dynptr, &d, 0);
-	return 0;
+	DYNPTR_LOOP(read_dynptr);
 }
 
 /*
