@@ -282,48 +282,36 @@ static const char *const flag_names[] = { "default flags", "BPF_F_TEST_STATE_FRE
 static const __u32 flag_values[] = { 0, BPF_F_TEST_STATE_FREQ };
 
 /* The unsound shape: refused with both flag sets, errno and message. */
-static void prune_refused(struct kt *t, const void *arg)
+/* Refused with both flag sets, with EACCES and @msg in the log. */
+static void refused_both_ways(struct kt *t, const struct prog *p, const char *what,
+			      const char *msg)
 {
-	enum shape shape = (enum shape)(long)arg;
-	int map = elem_array(t, true);
-	struct prog p;
 	unsigned int f;
 
-	if (map < 0)
-		return;
-	build(&p, shape, true, map, 0, 1);
 	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
-		int fd = load(&p, flag_values[f]);
+		int fd = load(p, flag_values[f]);
 
 		if (fd >= 0) {
-			kt_fail(t, "%s: the verifier accepted a program that locks element 0 and unlocks element 1",
-				flag_names[f]);
+			kt_fail(t, "%s: the verifier accepted %s", flag_names[f], what);
 			close(fd);
 			continue;
 		}
 		if (fd != -EACCES)
 			kt_fail(t, "%s: errno %d, want EACCES", flag_names[f], -fd);
-		if (!log_has(vlog, "bpf_spin_unlock of different lock"))
-			kt_fail(t, "%s: log lacks \"bpf_spin_unlock of different lock\"; tail:\n%s",
-				flag_names[f], vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+		if (!log_has(vlog, msg))
+			kt_fail(t, "%s: log lacks \"%s\"; tail:\n%s", flag_names[f], msg,
+				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
 	}
-	close(map);
 }
 
-/* The twin that unlocks what it locked: accepted both ways, and it runs. */
-static void prune_twin_accepted(struct kt *t, const void *arg)
+/* Accepted with both flag sets, and it runs. */
+static void accepted_both_ways(struct kt *t, const struct prog *p)
 {
-	enum shape shape = (enum shape)(long)arg;
-	int map = elem_array(t, true);
-	struct prog p;
 	unsigned int f;
 	__u32 retval;
 
-	if (map < 0)
-		return;
-	build(&p, shape, false, map, 0, 1);
 	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
-		int fd = load(&p, flag_values[f]);
+		int fd = load(p, flag_values[f]);
 
 		if (fd < 0) {
 			kt_fail(t, "%s: the correct twin was refused (errno %d); tail:\n%s",
@@ -334,6 +322,33 @@ static void prune_twin_accepted(struct kt *t, const void *arg)
 		KT_OK(t, prog_run(fd, 10, &retval), "test_run");
 		close(fd);
 	}
+}
+
+static void prune_refused(struct kt *t, const void *arg)
+{
+	enum shape shape = (enum shape)(long)arg;
+	int map = elem_array(t, true);
+	struct prog p;
+
+	if (map < 0)
+		return;
+	build(&p, shape, true, map, 0, 1);
+	refused_both_ways(t, &p, "a program that locks element 0 and unlocks element 1",
+			  "bpf_spin_unlock of different lock");
+	close(map);
+}
+
+/* The twin that unlocks what it locked: accepted both ways, and it runs. */
+static void prune_twin_accepted(struct kt *t, const void *arg)
+{
+	enum shape shape = (enum shape)(long)arg;
+	int map = elem_array(t, true);
+	struct prog p;
+
+	if (map < 0)
+		return;
+	build(&p, shape, false, map, 0, 1);
+	accepted_both_ways(t, &p);
 	close(map);
 }
 
@@ -374,34 +389,15 @@ static void review_linked_scalars(struct kt *t, const void *arg)
 	bool unlink = arg != NULL;
 	int map = elem_array(t, true);
 	struct prog p;
-	unsigned int f;
-	__u32 retval;
 
 	if (map < 0)
 		return;
 	build_linked_scalars(&p, unlink, map);
-	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
-		int fd = load(&p, flag_values[f]);
-
-		if (!unlink) {
-			if (KT_OK(t, fd, flag_names[f]))
-				KT_OK(t, prog_run(fd, 10, &retval), "test_run");
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		if (fd >= 0) {
-			kt_fail(t, "%s: the verifier accepted a store through value + r2 with r2 in {0, 4} (the lock word at 4)",
-				flag_names[f]);
-			close(fd);
-			continue;
-		}
-		if (fd != -EACCES)
-			kt_fail(t, "%s: errno %d, want EACCES", flag_names[f], -fd);
-		if (!log_has(vlog, "bpf_spin_lock cannot be accessed directly by load/store"))
-			kt_fail(t, "%s: log lacks the lock-word message; tail:\n%s", flag_names[f],
-				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
-	}
+	if (unlink)
+		refused_both_ways(t, &p, "a store through value + r2 with r2 in {0, 4} (the lock word at 4)",
+				  "bpf_spin_lock cannot be accessed directly by load/store");
+	else
+		accepted_both_ways(t, &p);
 	close(map);
 }
 
