@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every prefix of the series builds and boots: for N = 1..all, build the
 # tree with the first N patches and boot it with a trivial command.
-# usage: scripts/bisect-check.sh
+# usage: [BASE=6.1|6.12] scripts/bisect-check.sh   (the series of patches/BASE)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

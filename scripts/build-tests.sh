@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# Build the guest test binaries against the "ours" tree (UAPI headers and
-# tools/lib/bpf) and pack the base initramfs. Prints the initramfs path.
-# usage: scripts/build-tests.sh
+# Build the guest test binaries against a tree of the base (its UAPI
+# headers and tools/lib/bpf) and pack the base initramfs. Prints the
+# output directory ($BPFLOCK_CACHE/tests/VERSION: one per base version).
+# The tree is ours where the base has it (its libbpf and bpftool carry
+# locked_map and the lock commands), else stock (6.12 today; the tests
+# then link tests/lib/no_locked_map.c).
+# usage: [BASE=6.1|6.12] scripts/build-tests.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ver=$(installed_version)
-# The ours tree exists once scripts/kernel.sh ours ran; the UAPI is the
-# same in all variants, so the tests are built once for all of them.
-ksrc=$BPFLOCK_CACHE/trees/$ver/ours
-[ -d "$ksrc" ] || "$BPFLOCK_ROOT/scripts/kernel.sh" ours >/dev/null
+[ -n "$ver" ] || die "$SOURCE_PACKAGE is not installed: run scripts/deps.sh"
+# The UAPI is the same in all variants, so the tests are built once for
+# all of them; the tree exists once scripts/kernel.sh built that variant.
+variant=$(base_variants | tail -n 1)
+[ "$variant" != baseline ] || variant=stock
+ksrc=$BPFLOCK_CACHE/trees/$ver/$variant
+[ -d "$ksrc" ] || "$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" >/dev/null
 out=$BPFLOCK_CACHE/tests/$ver
 say "building tests against $ksrc"
 make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" all >&2 ||

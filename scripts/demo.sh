@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:-ours}
-say "linux-source-6.1 $(installed_version) (series tested on $(tested_version))"
+say "$SOURCE_PACKAGE $(installed_version) (series tested on $(tested_version))"
 image=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$variant")
 tests=$("$BPFLOCK_ROOT/scripts/build-tests.sh")
 "$BPFLOCK_ROOT/scripts/vm.sh" --kernel "$image" --initrd "$tests/initramfs.cpio" \

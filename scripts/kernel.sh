@@ -2,12 +2,13 @@
 # Build one kernel variant from the cached tree and print its bzImage path.
 # Rebuilds only when the tree version, the variant's patches or the config
 # fragments changed (the key); compiles through ccache.
-# usage: scripts/kernel.sh stock|baseline|ours|series-N [plain|debug|kcsan|debian]
+# usage: [BASE=6.1|6.12] scripts/kernel.sh stock|baseline|ours|series-N [plain|debug|kcsan|debian]
 # The debian flavour also builds the modules and prints the same path.
+# BASE picks the tree (linux-source-BASE) and the series (patches/BASE).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 1 ] || die "usage: scripts/kernel.sh stock|baseline|ours [plain|debug|kcsan|debian]"
+[ $# -ge 1 ] || die "usage: [BASE=6.1|6.12] scripts/kernel.sh stock|baseline|ours [plain|debug|kcsan|debian]"
 variant=$1
 flavour=${2:-plain}
 variant_patch_count "$variant" >/dev/null
@@ -43,10 +44,10 @@ prepare_tree() {
 		if ! git -C "$tree" -c user.name=bpflock -c user.email=dev@bpflock.invalid \
 			am -q "$p" >/dev/null 2>&1; then
 			git -C "$tree" am --abort >/dev/null 2>&1 || true
-			die "patch $(basename "$p") does not apply to linux-source-6.1 $ver: rebase the series on this version"
+			die "patch $(basename "$p") does not apply to $SOURCE_PACKAGE $ver: rebase patches/$BASE on this version"
 		fi
 	done < <(variant_patches "$variant")
-	say "tree $variant: $(git -C "$tree" rev-list --count base..HEAD) patch(es) on linux-source-6.1 $ver"
+	say "tree $variant: $(git -C "$tree" rev-list --count base..HEAD) patch(es) on $SOURCE_PACKAGE $ver"
 	echo "$tkey" >"$tree_stamp"
 }
 

@@ -9,25 +9,60 @@ export CCACHE_DIR=${CCACHE_DIR:-$BPFLOCK_CACHE/ccache}
 say() { printf '[bpflock] %s\n' "$*" >&2; }
 die() { printf '[bpflock] error: %s\n' "$*" >&2; exit 1; }
 
-# The Debian version the series was last tested against.
-tested_version() { cat "$BPFLOCK_ROOT/config/debian-version"; }
+# The base: which of Debian's kernel source packages (linux-source-BASE)
+# the scripts work on, with its series in patches/BASE and its pinned
+# version and own config fragments in config/BASE. 6.1 unless told.
+BPFLOCK_BASES="6.1 6.12"
+BASE=${BASE:-6.1}
+case " $BPFLOCK_BASES " in
+*" $BASE "*) ;;
+*) die "BASE=$BASE is not a base of bpflock: use one of $BPFLOCK_BASES (BASE=6.1, the default, or BASE=6.12)" ;;
+esac
+export BASE
+BPFLOCK_SERIES=$BPFLOCK_ROOT/patches/$BASE
+SOURCE_PACKAGE=linux-source-$BASE
+
+# The Debian version the base's series was last tested against.
+tested_version() { cat "$BPFLOCK_ROOT/config/$BASE/debian-version"; }
 
 # The version apt installed (dpkg's view), empty if not installed.
 installed_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true
+	dpkg-query -W -f='${Version}' "$SOURCE_PACKAGE" 2>/dev/null || true
 }
 
-# Patches of the series in order; with a count, only the first N.
+# Where a run's results go in the clone: build/results/FLAVOUR for 6.1
+# (as before there were two bases), build/results/BASE/FLAVOUR for others.
+results_root() {
+	if [ "$BASE" = 6.1 ]; then
+		echo "$BPFLOCK_ROOT/build/results"
+	else
+		echo "$BPFLOCK_ROOT/build/results/$BASE"
+	fi
+}
+
+# Patches of the base's series in order; with a count, only the first N.
+# No series file: no patch yet.
 series_patches() {
 	local n=${1:-0} i=0 p
+	[ -f "$BPFLOCK_SERIES/series" ] || return 0
 	while read -r p; do
 		case "$p" in '' | '#'*) continue ;; esac
 		i=$((i + 1))
 		if [ "$n" -gt 0 ] && [ "$i" -gt "$n" ]; then
 			break
 		fi
-		printf '%s\n' "$BPFLOCK_ROOT/patches/$p"
-	done <"$BPFLOCK_ROOT/patches/series"
+		printf '%s\n' "$BPFLOCK_SERIES/$p"
+	done <"$BPFLOCK_SERIES/series"
+}
+
+# The variants a base has: stock always, baseline once the series has its
+# removal patch, ours once it has more than that.
+base_variants() {
+	local n
+	n=$(series_patches 0 | grep -c . || true)
+	echo stock
+	[ "$n" -lt 1 ] || echo baseline
+	[ "$n" -lt 2 ] || echo ours
 }
 
 # How many patches belong to a variant: stock none, baseline the
@@ -35,8 +70,11 @@ series_patches() {
 variant_patch_count() {
 	case "$1" in
 	stock) echo none ;;
-	baseline) if [ -s "$BPFLOCK_ROOT/patches/series" ]; then echo 1; else echo none; fi ;;
-	ours) echo all ;;
+	baseline) if [ -n "$(series_patches 1)" ]; then echo 1; else echo none; fi ;;
+	ours)
+		[ "$(series_patches 2 | grep -c . || true)" -ge 2 ] ||
+			die "there is no ours on base $BASE yet: patches/$BASE/series holds no patch beyond the removal (use stock or baseline, or BASE=6.1)"
+		echo all ;;
 	series-[1-9] | series-[1-9][0-9]) echo "${1#series-}" ;;
 	*) die "unknown kernel variant '$1' (use stock, baseline, ours or series-N)" ;;
 	esac
@@ -51,13 +89,19 @@ variant_patches() {
 }
 
 # Config fragments of a flavour: plain, debug, kcsan or debian (Debian's
-# config with our few changes, not base.config).
+# config with our few changes, not base.config). The fragments are shared
+# by the bases; config/BASE/*.config adds what one base needs (6.12:
+# sched_ext) to every flavour built from base.config.
 config_fragments() {
 	if [ "${1:-plain}" = debian ]; then
 		echo "$BPFLOCK_ROOT/config/debian.config"
 		return
 	fi
 	echo "$BPFLOCK_ROOT/config/base.config"
+	local f
+	for f in "$BPFLOCK_ROOT/config/$BASE"/*.config; do
+		[ ! -f "$f" ] || echo "$f"
+	done
 	case "${1:-plain}" in
 	debug) echo "$BPFLOCK_ROOT/config/debug.config" ;;
 	kcsan) echo "$BPFLOCK_ROOT/config/kcsan.config" ;;
@@ -65,11 +109,11 @@ config_fragments() {
 }
 
 # The debian flavour starts from Debian's own configuration for the tree
-# version (package linux-config-6.1), not from base.config.
-# DEBIAN_CONFIG picks one of /usr/src/linux-config-6.1/config.*.xz.
+# version (package linux-config-BASE), not from base.config.
+# DEBIAN_CONFIG picks one of /usr/src/linux-config-BASE/config.*.xz.
 debian_config_file() {
-	local f=/usr/src/linux-config-6.1/config.${DEBIAN_CONFIG:-amd64_none_amd64}.xz
-	[ -f "$f" ] || die "$f is missing: apt-get install linux-config-6.1 (DEBIAN_CONFIG names one of its config.*.xz)"
+	local f=/usr/src/linux-config-$BASE/config.${DEBIAN_CONFIG:-amd64_none_amd64}.xz
+	[ -f "$f" ] || die "$f is missing: apt-get install linux-config-$BASE (DEBIAN_CONFIG names one of its config.*.xz)"
 	echo "$f"
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# checkpatch --strict on every patch of the series, against the cached tree.
-# usage: scripts/series-check.sh
+# checkpatch --strict on every patch of a base's series, with the
+# checkpatch.pl of that base's cached tree.
+# usage: [BASE=6.1|6.12] scripts/series-check.sh   (the series of patches/BASE)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

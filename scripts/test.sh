@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Build the kernel variants and the tests, run the suite booted in QEMU on
 # each variant, scan each console for splats, and judge the results.
-# usage: scripts/test.sh [stock|baseline|ours ...]   (default: all three)
-# env:   FLAVOUR=plain|debug|kcsan|debian  kernel config flavour (default plain)
+# usage: [BASE=6.1|6.12] scripts/test.sh [stock|baseline|ours ...]
+#        (default: the base's variants: stock, baseline, ours on 6.1;
+#        stock and baseline on 6.12, which has no ours yet)
+# env:   BASE=6.1|6.12         the base (default 6.1); results of 6.12 in
+#                              build/results/6.12/FLAVOUR
+#        FLAVOUR=plain|debug|kcsan|debian  kernel config flavour (default plain)
 #        DEBIAN_STOCK=binary|build  the debian flavour's stock: Debian's own
 #                              linux-image of the tree version (default), or
 #                              stock built like ours from Debian's config
@@ -20,15 +24,15 @@ set -euo pipefail
 
 main() {
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(stock baseline ours)
+[ ${#variants[@]} -gt 0 ] || mapfile -t variants < <(base_variants)
 flavour=${FLAVOUR:-plain}
 jit=${BPFLOCK_JIT:-1}
-results=$BPFLOCK_ROOT/build/results/$flavour$([ "$jit" = 1 ] || echo -nojit)
+results=$(results_root)/$flavour$([ "$jit" = 1 ] || echo -nojit)
 mkdir -p "$results"
 start=$(date +%s)
 
 "$BPFLOCK_ROOT/scripts/deps.sh"
-say "linux-source-6.1 $(installed_version) (series tested on $(tested_version)), $flavour kernels"
+say "$SOURCE_PACKAGE $(installed_version) (series tested on $(tested_version)), $flavour kernels"
 declare -A image
 for v in "${variants[@]}"; do
 	if [ "$flavour/$v" = debian/stock ] && [ "${DEBIAN_STOCK:-binary}" = binary ]; then

@@ -21,6 +21,7 @@
 # Results: build/results/upstream/ (summary.txt, veristat.md, veristat.csv)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+[ "$BASE" = 6.1 ] || die "the tree's selftests gate exists for base 6.1 only; on $BASE it is not there yet (issue 36): run it without BASE, or BASE=6.1"
 
 full=0 build_only=0 parallel=${UPSTREAM_PARALLEL:-0} suites=() icount=${UPSTREAM_ICOUNT:-0}
 while [ $# -gt 0 ]; do
