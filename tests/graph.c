@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Graph structures (bpf_list_head, bpf_rb_root) need a bpf_spin_lock
+ * beside them: on a kernel with the lock they work under it (stock-6.12),
+ * on one without it (baseline) they are refused where their BTF is
+ * parsed, with EINVAL, and nothing breaks. Built only from trees that
+ * have graph structures (tests/Makefile: 6.12 on).
+ *
+ * - list_under_lock: an object pushed on a map value's list and popped
+ *   back under the value's lock.
+ * - rbtree_global_lock: a node added to a tree in global data under a
+ *   global lock (private(...) sections, as scx_flatcg does) and removed.
+ * - roots_refused: the object's BTF, which holds both roots, is refused
+ *   with EINVAL by BPF_BTF_LOAD (baseline only).
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <bpf/btf.h>
+
+#include "progs.h"
+
+static void run_graph_prog(struct kt *t, const void *arg)
+{
+	const char *name = arg;
+	const char *progs[] = { name, NULL };
+	struct embedded_obj o = EMBEDDED_OBJ(graph);
+	struct bpf_object *obj = obj_load(t, &o, progs);
+	__u32 retval = ~0U;
+	int fd;
+
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, name);
+	if (fd >= 0 && KT_OK(t, prog_run(fd, 10, &retval), "test_run"))
+		KT_EQ(t, retval, 0, "the program's verdict (0: the object came back)");
+	bpf_object__close(obj);
+}
+
+static void roots_refused(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(graph);
+	struct bpf_object *obj = obj_open(t, &o, NULL);
+	struct btf *btf;
+	int err;
+
+	if (!obj)
+		return;
+	btf = bpf_object__btf(obj);
+	if (!KT_TRUE(t, btf != NULL, "the object has BTF"))
+		goto out;
+	err = btf__load_into_kernel(btf);
+	KT_ERR(t, err, EINVAL, "BPF_BTF_LOAD of types holding bpf_list_head and bpf_rb_root");
+out:
+	bpf_object__close(obj);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct kt_case cases[] = {
+		{ "list_under_lock", KT_FEATURE, run_graph_prog, "list_push_pop" },
+		{ "rbtree_global_lock", KT_FEATURE, run_graph_prog, "rbtree_add_first" },
+		{ "roots_refused", KT_ABSENT, roots_refused, NULL },
+	};
+
+	return kt_main(argc, argv, "graph", cases, KT_ARRAY_SIZE(cases));
+}
