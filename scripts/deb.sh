@@ -9,7 +9,7 @@
 #                       line); default: the modules loaded on this machine,
 #                       or, when it has none (a container), the QEMU guest's
 #                       list config/debian-guest.modules
-#        DEBIAN_CONFIG  which of /usr/src/linux-config-6.1/config.*.xz
+#        DEBIAN_CONFIG  which of /usr/src/linux-config-BASE/config.*.xz
 #                       (default amd64_none_amd64, Debian's linux-image-amd64)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
