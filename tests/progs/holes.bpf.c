@@ -356,9 +356,10 @@ int loop_scalar_hides_exit(struct __sk_buff *skb)
  * A scalar the callback rewrites moves the lock pointer: the verifier
  * believed off == 0 (lock element 0, unlock element 0); bpf_loop(0, ...)
  * leaves off == sizeof(struct elem): element 1 is locked and left so
- * (attacker review S2). Stock accepts it.
+ * (attacker review S2). Stock accepts it. Ours follows the zero runs
+ * too, where off is still sizeof(struct elem).
  */
-SEC("tc") __beyond __failure __msg("bpf_spin_lock has to be at the constant offset")
+SEC("tc") __beyond __failure __msg("R1 off 20 doesn't point to 'struct bpf_spin_lock' at off 4")
 __errno(EACCES)
 int loop_scalar_moves_lock(struct __sk_buff *skb)
 {
