@@ -23,6 +23,9 @@
  *   took every slot as written, the constant too; 0041 verified it again
  *   for each link found (675 instructions). Runs that converge see the
  *   chain settle in one pass (6.12: 349).
+ * - hash_chain40: the same with 40 links, which 0041 refused with E2BIG
+ *   (one pass per link). No 6.12 figure: the bound (20,000) only says
+ *   that the runs converge in one pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,34 +177,35 @@ static void build_coin_counter(struct cprog *p, int map)
 }
 
 /*
- * Slots fp-8 .. fp-64 form the chain (fp-64 is the callback's context
- * and slot 0 of the chain, fp-8 slot 7); fp-72 keeps the constant 7.
- * A hash map's callback gets (map, key, value, ctx).
+ * Slots fp-8 .. fp-8 * @links form the chain (fp-8 * @links is the
+ * callback's context and slot 0 of the chain, fp-8 slot @links - 1); the
+ * slot below keeps the constant 7. A hash map's callback gets (map, key,
+ * value, ctx).
  */
-static void build_hash_chain(struct cprog *p, int hash, int array)
+static void build_hash_chain(struct cprog *p, int hash, int array, int links)
 {
-	int ld, j, exit_jump;
+	int ld, j, exit_jump, konst = -8 * (links + 1);
 
 	put(p, I_MOV64_IMM(BPF_REG_1, 0));
-	for (j = 0; j < 8; j++)
+	for (j = 0; j < links; j++)
 		put(p, I_STX_DW(BPF_REG_10, BPF_REG_1, -8 * (j + 1)));
 	put(p, I_MOV64_IMM(BPF_REG_1, 7));
-	put(p, I_STX_DW(BPF_REG_10, BPF_REG_1, -72));
+	put(p, I_STX_DW(BPF_REG_10, BPF_REG_1, konst));
 	put_map(p, BPF_REG_1, hash);
 	ld = put_ld_func(p);
 	put(p, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
-	put(p, I_ADD64_IMM(BPF_REG_3, -64));
+	put(p, I_ADD64_IMM(BPF_REG_3, -8 * links));
 	put(p, I_MOV64_IMM(BPF_REG_4, 0));
 	put(p, I_CALL(BPF_FUNC_for_each_map_elem));
-	/* value = lookup(array, 0); return value[fp-72] */
-	put(p, I_ST_W(BPF_REG_10, -76, 0));
+	/* value = lookup(array, 0); return value[the constant] */
+	put(p, I_ST_W(BPF_REG_10, konst - 4, 0));
 	put_map(p, BPF_REG_1, array);
 	put(p, I_MOV64_REG(BPF_REG_2, BPF_REG_10));
-	put(p, I_ADD64_IMM(BPF_REG_2, -76));
+	put(p, I_ADD64_IMM(BPF_REG_2, konst - 4));
 	put(p, I_CALL(BPF_FUNC_map_lookup_elem));
 	exit_jump = p->n;
 	put(p, I_JEQ_IMM(BPF_REG_0, 0, 0));
-	put(p, I_LDX_DW(BPF_REG_1, BPF_REG_10, -72));
+	put(p, I_LDX_DW(BPF_REG_1, BPF_REG_10, konst));
 	put(p, I_ADD64_REG(BPF_REG_0, BPF_REG_1));
 	put(p, I_LDX_B(BPF_REG_0, BPF_REG_0, 0));
 	put(p, I_EXIT());
@@ -210,7 +214,7 @@ static void build_hash_chain(struct cprog *p, int hash, int array)
 	/* the callback: r4 = the chain, slot j at 8 * j */
 	aim(p, ld, 4);
 	/* last link first: one pass of the verifier finds one more write */
-	for (j = 6; j >= 0; j--) {
+	for (j = links - 2; j >= 0; j--) {
 		put(p, I_LDX_DW(BPF_REG_1, BPF_REG_4, 8 * j));
 		put(p, I_JEQ_IMM(BPF_REG_1, 0, 1));
 		put(p, I_STX_DW(BPF_REG_4, BPF_REG_1, 8 * (j + 1)));
@@ -236,7 +240,12 @@ static int chain_hash = -1;
 
 static void build_hash_chain_case(struct cprog *p, int array)
 {
-	build_hash_chain(p, chain_hash, array);
+	build_hash_chain(p, chain_hash, array, 8);
+}
+
+static void build_hash_chain40_case(struct cprog *p, int array)
+{
+	build_hash_chain(p, chain_hash, array, 40);
 }
 
 static void cost(struct kt *t, const void *arg)
@@ -299,6 +308,7 @@ static const struct cost_case straight_for_each = { build_straight_for_each, 120
 static const struct cost_case nested_loop = { build_nested_loop, 175 };
 static const struct cost_case coin_counter = { build_coin_counter, 744 };
 static const struct cost_case hash_chain = { build_hash_chain_case, 523, true };
+static const struct cost_case hash_chain40 = { build_hash_chain40_case, 20000, true };
 
 int main(int argc, char **argv)
 {
@@ -308,6 +318,7 @@ int main(int argc, char **argv)
 		{ "nested_loop128", KT_COMMON, cost, &nested_loop },
 		{ "coin_counter24", KT_COMMON, cost, &coin_counter },
 		{ "hash_chain8", KT_COMMON, cost, &hash_chain },
+		{ "hash_chain40", KT_COMMON, cost, &hash_chain40 },
 	};
 
 	return kt_main(argc, argv, "cb_cost", cases, KT_ARRAY_SIZE(cases));
