@@ -401,6 +401,146 @@ static void review_linked_scalars(struct kt *t, const void *arg)
 	close(map);
 }
 
+/* Load @n instructions whose callback starts at @cb_start (BTF func_info). */
+static int load_with_cb(const struct bpf_insn *insn, int n, int cb_start, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+		    .log_level = 1, .prog_flags = flags);
+	static const int nargs[] = { 1, 2 };
+	struct bpf_func_info func[2];
+	__u32 ids[2];
+	int fd, btf = funcs_btf_load(2, nargs, ids);
+
+	if (btf < 0)
+		return btf;
+	func[0] = (struct bpf_func_info){ 0, ids[0] };
+	func[1] = (struct bpf_func_info){ cb_start, ids[1] };
+	opts.prog_btf_fd = btf;
+	opts.func_info = func;
+	opts.func_info_cnt = 2;
+	opts.func_info_rec_size = sizeof(func[0]);
+	vlog[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "cbreview", "GPL", insn, n, &opts);
+	fd = fd < 0 ? -errno : fd;
+	close(btf);
+	return fd;
+}
+
+/* Refused with both flag sets, with @err and @msg in the log. */
+static void cb_refused_both_ways(struct kt *t, const struct bpf_insn *insn, int n, int cb_start,
+				 int err, const char *msg)
+{
+	unsigned int f;
+
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		int fd = load_with_cb(insn, n, cb_start, flag_values[f]);
+
+		if (fd >= 0) {
+			kt_fail(t, "%s: the verifier accepted it", flag_names[f]);
+			close(fd);
+			continue;
+		}
+		if (fd != -err)
+			kt_fail(t, "%s: errno %d, want %d", flag_names[f], -fd, err);
+		if (!log_has(vlog, msg))
+			kt_fail(t, "%s: log lacks \"%s\"; tail:\n%s", flag_names[f], msg,
+				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+	}
+}
+
+/*
+ * Third review (0049), finding 1: two paths call bpf_loop(2) with
+ * different context pointers (fp-16 and fp-8) and slots that make run 1
+ * take the same branch on both. Within run 1, the second path was pruned
+ * against the first once the context pointer was dead in the run, though
+ * run 2 starts from it again: run 2 of the second path, never walked,
+ * read 8 bytes above its caller's frame (a kernel address). Runs of a
+ * callback now prune only against runs with the same arguments.
+ */
+static void review_cb_args_pruned(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	int i = 0, jb, ja, ldf, jl, cb;
+
+	p[i++] = I_LDX_W(BPF_REG_7, BPF_REG_1, 0);	/* skb->len */
+	jb = i;
+	p[i++] = I_JGT_IMM(BPF_REG_7, 100, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 1);		/* A: fp-8 = 1, fp-16 = 0 */
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_0, -8);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_0, -16);
+	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_3, -16);
+	ja = i;
+	p[i++] = I_JA(0);
+	p[jb].off = i - jb - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);		/* B: fp-8 = 0, fp-16 = 1 */
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_0, -8);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 1);
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_0, -16);
+	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_3, -8);
+	p[ja].off = i - ja - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_1, 2);
+	ldf = i;
+	p[i++] = ld[0];
+	p[i++] = ld[1];
+	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
+	p[i++] = I_CALL(BPF_FUNC_loop);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_LDX_DW(BPF_REG_3, BPF_REG_2, 0);	/* run 1: the counter is 0 */
+	jl = i;
+	p[i++] = I_JNE_IMM(BPF_REG_3, 0, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_3, 1);
+	p[i++] = I_STX_DW(BPF_REG_2, BPF_REG_3, 0);
+	for (int k = 0; k < 5; k++)			/* room for a checkpoint */
+		p[i++] = I_MOV64_IMM(BPF_REG_5, 0);
+	p[i++] = I_JA(0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	p[jl].off = i - jl - 1;
+	p[i++] = I_LDX_DW(BPF_REG_4, BPF_REG_2, 8);	/* run 2: B reads fp+0 */
+	p[i++] = I_STX_DW(BPF_REG_2, BPF_REG_4, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb_refused_both_ways(t, p, i, cb, EACCES, "invalid read from stack R2");
+}
+
+/*
+ * Third review (0049), finding 2: a caller whose own loop never ends
+ * calls bpf_loop(1) in it. Its second call's first run was taken for a
+ * later run of the first call and pruned as converged: the loop was
+ * accepted. Only runs of one call converge; the caller's loop is caught
+ * as stock catches it.
+ */
+static void review_caller_loop_converges(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[32], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	int i = 0, head, ldf, cb;
+
+	p[i++] = I_MOV64_IMM(BPF_REG_6, 0);
+	head = i;
+	p[i++] = I_MOV64_IMM(BPF_REG_1, 1);
+	ldf = i;
+	p[i++] = ld[0];
+	p[i++] = ld[1];
+	p[i++] = I_MOV64_IMM(BPF_REG_3, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
+	p[i++] = I_CALL(BPF_FUNC_loop);
+	p[i] = I_JEQ_IMM(BPF_REG_6, 0, head - i - 1);	/* always */
+	i++;
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb_refused_both_ways(t, p, i, cb, EINVAL, "infinite loop detected");
+}
+
 /*
  * Review hole 5 (0038): each pass of the verifier had a complexity limit
  * of its own. Callbacks now converge in one pass, and a second pass walks
@@ -882,6 +1022,8 @@ int main(int argc, char **argv)
 		{ "review_linked_scalars_twin", KT_COMMON, review_linked_scalars, NULL },
 		{ "review_one_budget", KT_BEYOND, review_one_budget, (void *)(2 * BUDGET_BODY) },
 		{ "review_one_budget_twin", KT_BEYOND, review_one_budget, (void *)BUDGET_BODY },
+		{ "review_cb_args_pruned", KT_BEYOND, review_cb_args_pruned },
+		{ "review_caller_loop_converges", KT_COMMON, review_caller_loop_converges },
 		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases;
