@@ -542,6 +542,70 @@ static void review_caller_loop_converges(struct kt *t, const void *arg)
 }
 
 /*
+ * Fourth review (0048), finding 1: a callback's BPF_CMPXCHG loads its
+ * caller's slot into r0, which is neither the instruction's dst nor src
+ * register: backtracking let the value go where 0048 must mark every
+ * scalar precise, and a path that keeps 16 in the slot was pruned against
+ * one that keeps 8: the store lands 16 bytes into a 16-byte value.
+ */
+static void review_cmpxchg_reads_caller(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, 0) };
+	int map = elem_array(t, false), i = 0, jb, ja, ldf, jn, cb;
+
+	if (map < 0)
+		return;
+	lm[0].imm = map;
+	p[i++] = I_LDX_W(BPF_REG_6, BPF_REG_1, 0);	/* skb->len */
+	jb = i;
+	p[i++] = I_JGT_IMM(BPF_REG_6, 100, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 8);
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_7, -8);
+	ja = i;
+	p[i++] = I_JA(0);
+	p[jb].off = i - jb - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 16);
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_7, -8);
+	p[ja].off = i - ja - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_1, 1);
+	ldf = i;
+	p[i++] = ld[0];
+	p[i++] = ld[1];
+	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_3, -8);
+	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
+	p[i++] = I_CALL(BPF_FUNC_loop);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_2);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 12345);
+	p[i++] = I_MOV64_IMM(BPF_REG_2, 77);
+	p[i++] = (struct bpf_insn){ BPF_STX | BPF_DW | BPF_ATOMIC, BPF_REG_6, BPF_REG_2, 0,
+				    BPF_CMPXCHG };
+	p[i++] = I_MOV64_REG(BPF_REG_7, BPF_REG_0);	/* the caller's 8 or 16 */
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_MOV64_REG(BPF_REG_2, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_2, -4);
+	p[i++] = lm[0];
+	p[i++] = lm[1];
+	p[i++] = I_CALL(BPF_FUNC_map_lookup_elem);
+	jn = i;
+	p[i++] = I_JEQ_IMM(BPF_REG_0, 0, 0);
+	p[i++] = I_ADD64_REG(BPF_REG_0, BPF_REG_7);
+	p[i++] = I_STX_DW(BPF_REG_0, BPF_REG_7, 0);
+	p[jn].off = i - jn - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb_refused_both_ways(t, p, i, cb, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
  * Review hole 5 (0038): each pass of the verifier had a complexity limit
  * of its own. Callbacks now converge in one pass, and a second pass walks
  * bounded callbacks run by run only where the first refused the program:
@@ -1024,6 +1088,7 @@ int main(int argc, char **argv)
 		{ "review_one_budget_twin", KT_BEYOND, review_one_budget, (void *)BUDGET_BODY },
 		{ "review_cb_args_pruned", KT_BEYOND, review_cb_args_pruned },
 		{ "review_caller_loop_converges", KT_COMMON, review_caller_loop_converges },
+		{ "review_cmpxchg_reads_caller", KT_BEYOND, review_cmpxchg_reads_caller },
 		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases;
