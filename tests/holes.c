@@ -401,11 +401,15 @@ static void review_linked_scalars(struct kt *t, const void *arg)
 	close(map);
 }
 
-/* Load @n instructions whose callback starts at @cb_start (BTF func_info). */
-static int load_with_cb(const struct bpf_insn *insn, int n, int cb_start, __u32 flags)
+/*
+ * Load @n instructions whose callback starts at @cb_start (BTF func_info),
+ * with the verifier log at @log_level in vlog.
+ */
+static int load_with_cb(const struct bpf_insn *insn, int n, int cb_start, __u32 flags,
+			__u32 log_level)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
-		    .log_level = 1, .prog_flags = flags);
+		    .log_level = log_level, .prog_flags = flags);
 	static const int nargs[] = { 1, 2 };
 	struct bpf_func_info func[2];
 	__u32 ids[2];
@@ -433,7 +437,7 @@ static void cb_refused_both_ways(struct kt *t, const struct bpf_insn *insn, int 
 	unsigned int f;
 
 	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
-		int fd = load_with_cb(insn, n, cb_start, flag_values[f]);
+		int fd = load_with_cb(insn, n, cb_start, flag_values[f], 1);
 
 		if (fd >= 0) {
 			kt_fail(t, "%s: the verifier accepted it", flag_names[f]);
@@ -648,32 +652,14 @@ static struct bpf_insn *build_budget(int body, int *n, int *cb_start)
 
 static void review_one_budget(struct kt *t, const void *arg)
 {
-	int body = (int)(long)arg, n, fd, cb_start, btf;
+	int body = (int)(long)arg, n, fd, cb_start;
 	struct bpf_insn *insn = build_budget(body, &n, &cb_start);
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
-		    .log_level = 4);	/* BPF_LOG_STATS: messages and statistics only */
-	static const int nargs[] = { 1, 2 };
-	struct bpf_func_info func[2];
 	const char *stats;
 	long processed = -1;
-	__u32 ids[2];
 
-	btf = funcs_btf_load(2, nargs, ids);
-	if (!KT_OK(t, btf, "load the functions' BTF")) {
-		free(insn);
-		return;
-	}
-	func[0] = (struct bpf_func_info){ 0, ids[0] };
-	func[1] = (struct bpf_func_info){ cb_start, ids[1] };
-	opts.prog_btf_fd = btf;
-	opts.func_info = func;
-	opts.func_info_cnt = 2;
-	opts.func_info_rec_size = sizeof(func[0]);
-	vlog[0] = 0;
-	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "budget", "GPL", insn, n, &opts);
-	fd = fd < 0 ? -errno : fd;
+	/* BPF_LOG_STATS: messages and statistics only */
+	fd = load_with_cb(insn, n, cb_start, 0, 4);
 	free(insn);
-	close(btf);
 	stats = strstr(vlog, "processed ");
 	if (stats)
 		processed = atol(stats + strlen("processed "));
