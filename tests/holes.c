@@ -514,6 +514,25 @@ static void review_cb_args_pruned(struct kt *t, const void *arg)
 }
 
 /*
+ * Emit bpf_loop(@count, callback, NULL, 0) at p[*i]; returns the index of
+ * the callback's ld_imm64, to aim once the callback's start is known.
+ */
+static int put_loop_call(struct bpf_insn *p, int *i, int count)
+{
+	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	int ldi;
+
+	p[(*i)++] = I_MOV64_IMM(BPF_REG_1, count);
+	ldi = *i;
+	p[(*i)++] = ld[0];
+	p[(*i)++] = ld[1];
+	p[(*i)++] = I_MOV64_IMM(BPF_REG_3, 0);
+	p[(*i)++] = I_MOV64_IMM(BPF_REG_4, 0);
+	p[(*i)++] = I_CALL(BPF_FUNC_loop);
+	return ldi;
+}
+
+/*
  * Third review (0049), finding 2: a caller whose own loop never ends
  * calls bpf_loop(1) in it. Its second call's first run was taken for a
  * later run of the first call and pruned as converged: the loop was
@@ -522,18 +541,12 @@ static void review_cb_args_pruned(struct kt *t, const void *arg)
  */
 static void review_caller_loop_converges(struct kt *t, const void *arg)
 {
-	struct bpf_insn p[32], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	struct bpf_insn p[32];
 	int i = 0, head, ldf, cb;
 
 	p[i++] = I_MOV64_IMM(BPF_REG_6, 0);
 	head = i;
-	p[i++] = I_MOV64_IMM(BPF_REG_1, 1);
-	ldf = i;
-	p[i++] = ld[0];
-	p[i++] = ld[1];
-	p[i++] = I_MOV64_IMM(BPF_REG_3, 0);
-	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
-	p[i++] = I_CALL(BPF_FUNC_loop);
+	ldf = put_loop_call(p, &i, 1);
 	p[i] = I_JEQ_IMM(BPF_REG_6, 0, head - i - 1);	/* always */
 	i++;
 	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
@@ -622,19 +635,12 @@ static void review_cmpxchg_reads_caller(struct kt *t, const void *arg)
 static struct bpf_insn *build_budget(int body, int *n, int *cb_start)
 {
 	struct bpf_insn *insn = calloc(body + 64, sizeof(*insn));
-	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
 	int i = 0, j, ldi;
 
 	insn[i++] = I_MOV64_IMM(BPF_REG_9, 0);
 	for (j = 0; j < body; j++)
 		insn[i++] = I_ADD64_IMM(BPF_REG_9, 1);
-	insn[i++] = I_MOV64_IMM(BPF_REG_1, 2);
-	ldi = i;
-	insn[i++] = ld[0];
-	insn[i++] = ld[1];
-	insn[i++] = I_MOV64_IMM(BPF_REG_3, 0);
-	insn[i++] = I_MOV64_IMM(BPF_REG_4, 0);
-	insn[i++] = I_CALL(BPF_FUNC_loop);
+	ldi = put_loop_call(insn, &i, 2);
 	insn[i++] = I_JEQ_IMM(BPF_REG_0, 2, 1);
 	insn[i++] = I_LDX_DW(BPF_REG_0, BPF_REG_0, 0);
 	insn[i++] = I_MOV64_IMM(BPF_REG_0, 0);
