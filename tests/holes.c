@@ -281,27 +281,30 @@ static int load(const struct prog *p, __u32 flags)
 static const char *const flag_names[] = { "default flags", "BPF_F_TEST_STATE_FREQ" };
 static const __u32 flag_values[] = { 0, BPF_F_TEST_STATE_FREQ };
 
-/* The unsound shape: refused with both flag sets, errno and message. */
-/* Refused with both flag sets, with EACCES and @msg in the log. */
+/* One load of a program that must be refused: with @err and @msg in the log. */
+static void check_refused(struct kt *t, unsigned int f, int fd, const char *what, int err,
+			  const char *msg)
+{
+	if (fd >= 0) {
+		kt_fail(t, "%s: the verifier accepted %s", flag_names[f], what);
+		close(fd);
+		return;
+	}
+	if (fd != -err)
+		kt_fail(t, "%s: errno %d, want %d", flag_names[f], -fd, err);
+	if (!log_has(vlog, msg))
+		kt_fail(t, "%s: log lacks \"%s\"; tail:\n%s", flag_names[f], msg,
+			vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+}
+
+/* The unsound shape: refused with both flag sets, with EACCES and @msg in the log. */
 static void refused_both_ways(struct kt *t, const struct prog *p, const char *what,
 			      const char *msg)
 {
 	unsigned int f;
 
-	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
-		int fd = load(p, flag_values[f]);
-
-		if (fd >= 0) {
-			kt_fail(t, "%s: the verifier accepted %s", flag_names[f], what);
-			close(fd);
-			continue;
-		}
-		if (fd != -EACCES)
-			kt_fail(t, "%s: errno %d, want EACCES", flag_names[f], -fd);
-		if (!log_has(vlog, msg))
-			kt_fail(t, "%s: log lacks \"%s\"; tail:\n%s", flag_names[f], msg,
-				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
-	}
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++)
+		check_refused(t, f, load(p, flag_values[f]), what, EACCES, msg);
 }
 
 /* Accepted with both flag sets, and it runs. */
@@ -436,20 +439,9 @@ static void cb_refused_both_ways(struct kt *t, const struct bpf_insn *insn, int 
 {
 	unsigned int f;
 
-	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
-		int fd = load_with_cb(insn, n, cb_start, flag_values[f], 1);
-
-		if (fd >= 0) {
-			kt_fail(t, "%s: the verifier accepted it", flag_names[f]);
-			close(fd);
-			continue;
-		}
-		if (fd != -err)
-			kt_fail(t, "%s: errno %d, want %d", flag_names[f], -fd, err);
-		if (!log_has(vlog, msg))
-			kt_fail(t, "%s: log lacks \"%s\"; tail:\n%s", flag_names[f], msg,
-				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
-	}
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++)
+		check_refused(t, f, load_with_cb(insn, n, cb_start, flag_values[f], 1), "it",
+			      err, msg);
 }
 
 /*
