@@ -48,3 +48,12 @@ else
 fi
 (cd "$dir" && ls 0*.patch | grep -v '^0000-' >series)
 say "exported $(wc -l <"$dir/series") patches$([ ! -f "$letter" ] || echo ' and the cover letter') to $dir"
+# patches/series: every base's series in one list, each patch named by
+# its base's folder (the scripts read patches/BASE/series; this one is for
+# quilt-style readers of the whole project)
+{
+	echo "# every base's series; the build reads patches/<base>/series"
+	for b in "$BPFLOCK_ROOT"/patches/*/; do
+		[ -f "$b/series" ] && sed "s|^|$(basename "$b")/|" "$b/series"
+	done
+} >"$BPFLOCK_ROOT/patches/series"
