@@ -2,8 +2,7 @@
 # Build the kernel variants and the tests, run the suite booted in QEMU on
 # each variant, scan each console for splats, and judge the results.
 # usage: [BASE=6.1|6.12] scripts/test.sh [stock|baseline|ours ...]
-#        (default: the base's variants: stock, baseline, ours on 6.1;
-#        stock and baseline on 6.12, which has no ours yet)
+#        (default: the base's variants: stock, baseline, ours)
 # env:   BASE=6.1|6.12         the base (default 6.1); results of 6.12 in
 #                              build/results/6.12/FLAVOUR
 #        FLAVOUR=plain|debug|kcsan|debian  kernel config flavour (default plain)
