@@ -21,6 +21,10 @@
  * - progs/holes_review.bpf.c (annotated) and review_*: an outside review
  *   of 0025-0029 (linked scalars, dynptrs under callbacks, tail calls in
  *   subprograms, zero runs, the verifier's passes).
+ * - review50_*, review51_*: an attacker review of 0050 (a spilled scalar
+ *   compared with eight MISC or ZERO bytes) and 0051 (a store into a
+ *   caller's slot through a pointer left imprecise): two findings, red
+ *   until fixed, and guards.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -1033,6 +1037,342 @@ static void ext_of_tracing_refused(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
+/*
+ * Fifth review (0050, 0051). Each program writes 0x5a5a at element 0 +
+ * a value it keeps in the stack: 0 or 8 on the paths the verifier walks,
+ * 16 (element 1's cnt, past the 16-byte value) on the path it should
+ * walk last, and which a test run (a 64-byte packet, mark 0) takes.
+ */
+#define REVIEW_MAGIC 0x5a5a
+
+/* Emit: key 0 at fp-16, r0 = lookup(map), r0 += @idx_reg, *(u32 *)r0 = MAGIC */
+static void put_indexed_store(struct bpf_insn *p, int *i, int map, int idx_reg)
+{
+	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+
+	p[(*i)++] = I_ST_W(BPF_REG_10, -16, 0);
+	p[(*i)++] = I_MOV64_REG(BPF_REG_2, BPF_REG_10);
+	p[(*i)++] = I_ADD64_IMM(BPF_REG_2, -16);
+	p[(*i)++] = lm[0];
+	p[(*i)++] = lm[1];
+	p[(*i)++] = I_CALL(BPF_FUNC_map_lookup_elem);
+	p[(*i)++] = I_JEQ_IMM(BPF_REG_0, 0, 2);
+	p[(*i)++] = I_ADD64_REG(BPF_REG_0, idx_reg);
+	p[(*i)++] = I_ST_W(BPF_REG_0, 0, REVIEW_MAGIC);
+	p[(*i)++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[(*i)++] = I_EXIT();
+}
+
+/* Room for a checkpoint with default flags: eight instructions. */
+static void put_pad(struct bpf_insn *p, int *i)
+{
+	for (int k = 0; k < 8; k++)
+		p[(*i)++] = I_MOV64_IMM(BPF_REG_0, 0);
+}
+
+/* What an accepted program did: element 1's cnt after one test run. */
+static void report_effect(struct kt *t, unsigned int f, int fd, int map)
+{
+	struct elem e = {};
+	__u32 retval, key = 1;
+
+	if (prog_run(fd, 1, &retval)) {
+		kt_log(t, "%s: test_run failed: %d", flag_names[f], errno);
+		return;
+	}
+	if (bpf_map_lookup_elem(map, &key, &e)) {
+		kt_log(t, "%s: lookup of element 1 failed", flag_names[f]);
+		return;
+	}
+	kt_log(t, "%s: after one run element 1's cnt is %#x%s", flag_names[f], e.cnt,
+	       e.cnt == REVIEW_MAGIC ? ": written 16 bytes into element 0's 16-byte value" : "");
+	e.cnt = 0;
+	bpf_map_update_elem(map, &key, &e, BPF_ANY);
+}
+
+/*
+ * Load @n instructions (a callback or subprogram at @cb_start if > 0) with
+ * both flag sets; each must be refused with @err and @msg. An accepted
+ * program is run once, and what it wrote is logged.
+ */
+static void review_refused(struct kt *t, const struct bpf_insn *insn, int n, int cb_start,
+			   int map, int err, const char *msg)
+{
+	unsigned int f;
+
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		int fd;
+
+		if (cb_start > 0) {
+			fd = load_with_cb(insn, n, cb_start, flag_values[f], 1);
+		} else {
+			LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
+				    .log_size = sizeof(vlog), .log_level = 1,
+				    .prog_flags = flag_values[f]);
+
+			vlog[0] = 0;
+			fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "review", "GPL", insn, n,
+					   &opts);
+			fd = fd < 0 ? -errno : fd;
+		}
+		if (fd >= 0)
+			report_effect(t, f, fd, map);
+		check_refused(t, f, fd, "it", err, msg);
+	}
+}
+
+/*
+ * Finding (0051): a static subprogram stores r7 into its caller's fp-8
+ * through a pointer. Three paths join before the store at A: P1 (r7 = 8,
+ * r8 a scalar), D (r7 = 8, r8 a stack pointer) and E (r7 = 16, r8 a stack
+ * pointer; the one a run takes). P1 is walked to the caller's use of the
+ * slot, and every scalar of its path is marked precise. D differs from P1
+ * at A by r8, stores, and is pruned after the store against P1 (the slot
+ * precise and 8 in both). Propagating the slot's precision from there,
+ * backtracking passes the store (not through r10, so not recognised) and
+ * stops at A, where the caller's slot is not a spill yet: D's r7 at A stays
+ * imprecise, and E, the same as D at A but for r7, is pruned there. Before
+ * 0051 the store itself marked r7 precise.
+ */
+static void review51_pruned_before_store(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, call, sub, je, jd, ja1, ja2;
+
+	if (map < 0)
+		return;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);			/* fp-8: eight ZERO bytes */
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_LDX_W(BPF_REG_2, BPF_REG_6, offsetof(struct __sk_buff, len));
+	p[i++] = I_MOV64_REG(BPF_REG_1, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_1, -8);
+	call = i;
+	p[i++] = I_CALL_SUB(0);
+	p[i++] = I_LDX_DW(BPF_REG_7, BPF_REG_10, -8);		/* what sub stored */
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	sub = i;
+	p[call].imm = sub - call - 1;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);		/* the caller's fp-8 */
+	p[i++] = I_MOV64_REG(BPF_REG_9, BPF_REG_2);		/* skb->len: 64 */
+	je = i;
+	p[i++] = I_JGT_IMM(BPF_REG_9, 1, 0);
+	jd = i;
+	p[i++] = I_JEQ_IMM(BPF_REG_9, 1, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 8);			/* P1 */
+	p[i++] = I_MOV64_IMM(BPF_REG_8, 0);
+	put_pad(p, &i);
+	ja1 = i;
+	p[i++] = I_JA(0);
+	p[jd].off = i - jd - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 8);			/* D */
+	p[i++] = I_MOV64_REG(BPF_REG_8, BPF_REG_10);
+	put_pad(p, &i);
+	ja2 = i;
+	p[i++] = I_JA(0);
+	p[je].off = i - je - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 16);			/* E */
+	p[i++] = I_MOV64_REG(BPF_REG_8, BPF_REG_10);
+	put_pad(p, &i);
+	p[ja1].off = i - ja1 - 1;
+	p[ja2].off = i - ja2 - 1;
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_8, -16);		/* A: r8 read */
+	p[i++] = I_STX_DW(BPF_REG_6, BPF_REG_7, 0);		/* caller's fp-8 = r7 */
+	p[i++] = I_JA(0);
+	put_pad(p, &i);
+	p[i++] = I_JA(0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);			/* Q */
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, sub, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * Finding (0050): on path CUR, fp-8 is a spill of r3 = r1 in {0, 8},
+ * linked to r1 by their id, and "if r1 != 0" bounds it to 0 on the way to
+ * J. At J it is pruned against path O, whose fp-8 is eight ZERO bytes: the
+ * spilled 0 now compares with them, and a ZERO slot has no precision to
+ * propagate, so nothing marks fp-8 (or r1) precise in CUR's state at X.
+ * Path F (the one a run takes) reaches X with fp-8 a spilled 16 and is
+ * pruned there: at J it adds 16 to the value pointer. Before 0050 CUR
+ * went on from J, its load marked fp-8 precise back to X ({0, 8}), and F
+ * was walked.
+ */
+static void review50_zero_covers_narrowed_spill(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, jf, jc, joj, jox, jout;
+
+	if (map < 0)
+		return;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_LDX_W(BPF_REG_7, BPF_REG_6, offsetof(struct __sk_buff, len));
+	p[i++] = I_LDX_W(BPF_REG_1, BPF_REG_6, offsetof(struct __sk_buff, mark));
+	p[i++] = I_AND64_IMM(BPF_REG_1, 8);			/* {0, 8}, no id */
+	jf = i;
+	p[i++] = I_JGT_IMM(BPF_REG_7, 1, 0);
+	jc = i;
+	p[i++] = I_JEQ_IMM(BPF_REG_7, 1, 0);
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);			/* O: fp-8 ZERO */
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	joj = i;
+	p[i++] = I_JA(0);
+	p[jc].off = i - jc - 1;
+	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_1);		/* CUR: r1, r3 one id */
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_3, -8);
+	put_pad(p, &i);
+	jox = i;
+	p[i++] = I_JA(0);
+	p[jf].off = i - jf - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_3, 16);			/* F */
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_3, -8);
+	put_pad(p, &i);
+	p[jox].off = i - jox - 1;
+	jout = i;
+	p[i++] = I_JNE_IMM(BPF_REG_1, 0, 0);			/* X */
+	p[joj].off = i - joj - 1;
+	p[i++] = I_LDX_DW(BPF_REG_8, BPF_REG_10, -8);		/* J */
+	put_indexed_store(p, &i, map, BPF_REG_8);
+	p[jout].off = i - 2 - jout - 1;				/* to r0 = 0; exit */
+	review_refused(t, p, i, 0, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * Guards (0050): a slot compared as a scalar still keeps what the explored
+ * path needed. With @arg, path O keeps fp-8 a spill of mark & 8 (precise
+ * once J adds it to the value pointer) and the path walked second eight
+ * MISC bytes (two 4-byte stores of skb->mark); without, O keeps eight ZERO
+ * bytes and the second path a spilled 16. Neither second path is covered
+ * at J, and both are refused.
+ */
+static void review50_guard(struct kt *t, const void *arg)
+{
+	bool misc = arg != NULL;
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, jc, joj;
+
+	if (map < 0)
+		return;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_LDX_W(BPF_REG_7, BPF_REG_6, offsetof(struct __sk_buff, len));
+	p[i++] = I_LDX_W(BPF_REG_1, BPF_REG_6, offsetof(struct __sk_buff, mark));
+	jc = i;
+	p[i++] = I_JGT_IMM(BPF_REG_7, 1, 0);
+	if (misc) {
+		p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_1);	/* O: a spill in {0, 8} */
+		p[i++] = I_AND64_IMM(BPF_REG_3, 8);
+		p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_3, -8);
+	} else {
+		p[i++] = I_ST_W(BPF_REG_10, -8, 0);		/* O: eight ZERO bytes */
+		p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	}
+	joj = i;
+	p[i++] = I_JA(0);
+	p[jc].off = i - jc - 1;
+	if (misc) {
+		p[i++] = I_STX_W(BPF_REG_10, BPF_REG_1, -8);	/* eight MISC bytes */
+		p[i++] = I_STX_W(BPF_REG_10, BPF_REG_1, -4);
+	} else {
+		p[i++] = I_MOV64_IMM(BPF_REG_3, 16);		/* a spilled 16 */
+		p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_3, -8);
+	}
+	p[joj].off = i - joj - 1;
+	p[i++] = I_LDX_DW(BPF_REG_8, BPF_REG_10, -8);		/* J */
+	put_indexed_store(p, &i, map, BPF_REG_8);
+	review_refused(t, p, i, 0, map, misc ? EINVAL : EACCES,
+		       misc ? "unbounded min value" : "invalid access to map value");
+	close(map);
+}
+
+/*
+ * Guard (0051): the subprogram stores 8 or 16 into its caller's fp-8
+ * through a pointer; nothing else tells the paths apart. The caller's use
+ * after the return marks everything precise, and the second path is not
+ * pruned before or after the store.
+ */
+static void review51_guard_subprog(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, call, sub, je, ja;
+
+	if (map < 0)
+		return;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_LDX_W(BPF_REG_2, BPF_REG_6, offsetof(struct __sk_buff, len));
+	p[i++] = I_MOV64_REG(BPF_REG_1, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_1, -8);
+	call = i;
+	p[i++] = I_CALL_SUB(0);
+	p[i++] = I_LDX_DW(BPF_REG_7, BPF_REG_10, -8);
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	sub = i;
+	p[call].imm = sub - call - 1;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	je = i;
+	p[i++] = I_JGT_IMM(BPF_REG_2, 1, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 8);
+	ja = i;
+	p[i++] = I_JA(0);
+	p[je].off = i - je - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 16);
+	p[ja].off = i - ja - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_8, 0);
+	p[i++] = I_STX_DW(BPF_REG_6, BPF_REG_7, 0);
+	p[i++] = I_JA(0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, sub, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * Guard (0051): a bpf_loop(2) callback keeps a counter in its caller's
+ * fp-8 through its context pointer: 0 -> 8 on run 1, 8 -> 16 on run 2.
+ * The caller indexes the value with it after the loop: 16 is past the
+ * value, and ours, following the runs, refuses it. Stock walks the
+ * callback once, from fp-8 = 0, accepts, and hard-wires its branch (a run
+ * then stores 8 twice).
+ */
+static void review51_guard_loop(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	int map = elem_array(t, false), i = 0, ldf, cb, jn;
+
+	if (map < 0)
+		return;
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_1, 2);
+	ldf = i;
+	p[i++] = ld[0];
+	p[i++] = ld[1];
+	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_3, -8);
+	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
+	p[i++] = I_CALL(BPF_FUNC_loop);
+	p[i++] = I_LDX_DW(BPF_REG_7, BPF_REG_10, -8);
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_LDX_DW(BPF_REG_3, BPF_REG_2, 0);
+	jn = i;
+	p[i++] = I_JNE_IMM(BPF_REG_3, 0, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_3, 8);
+	p[i++] = I_STX_DW(BPF_REG_2, BPF_REG_3, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	p[jn].off = i - jn - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_3, 16);
+	p[i++] = I_STX_DW(BPF_REG_2, BPF_REG_3, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, cb, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -1074,6 +1414,16 @@ int main(int argc, char **argv)
 		{ "review_caller_loop_converges", KT_COMMON, review_caller_loop_converges },
 		{ "review_cmpxchg_reads_caller", KT_BEYOND, review_cmpxchg_reads_caller },
 		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
+		/* fifth review (0050, 0051): findings, red until fixed */
+		{ "review51_pruned_before_store", KT_COMMON, review51_pruned_before_store },
+		{ "review50_zero_covers_narrowed_spill", KT_COMMON,
+		  review50_zero_covers_narrowed_spill },
+		/* and what they handle */
+		{ "review50_guard_misc", KT_COMMON, review50_guard, (void *)1 },
+		{ "review50_guard_zero", KT_COMMON, review50_guard, NULL },
+		{ "review51_guard_subprog", KT_COMMON, review51_guard_subprog },
+		/* stock walks the callback once, from fp-8 = 0: accepted */
+		{ "review51_guard_loop", KT_BEYOND, review51_guard_loop },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases;
 	int n, n_cb, n_rv, i;
