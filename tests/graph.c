@@ -12,9 +12,14 @@
  *   global lock (private(...) sections, as scx_flatcg does) and removed.
  * - roots_refused: the object's BTF, which holds both roots, is refused
  *   with EINVAL by BPF_BTF_LOAD (baseline only).
+ * - the programs of progs/graph_fail.bpf.c, each with its verdict: a list
+ *   changed outside its lock or under another one, an unlock of another
+ *   lock, a lock held at exit or at bpf_throw(), a node used after the
+ *   unlock, refused with the reason (stock and ours).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <bpf/btf.h>
 
@@ -57,11 +62,24 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const struct kt_case cases[] = {
+	static const struct kt_case named[] = {
 		{ "list_under_lock", KT_FEATURE, run_graph_prog, "list_push_pop" },
 		{ "rbtree_global_lock", KT_FEATURE, run_graph_prog, "rbtree_add_first" },
 		{ "roots_refused", KT_ABSENT, roots_refused, NULL },
 	};
+	struct embedded_obj fail = EMBEDDED_OBJ(graph_fail);
+	struct kt_case *cases;
+	int n, i;
 
-	return kt_main(argc, argv, "graph", cases, KT_ARRAY_SIZE(cases));
+	n = annotated_cases(&fail, &cases);
+	if (n < 0) {
+		fprintf(stderr, "cannot read the programs of %s\n", fail.name);
+		return 1;
+	}
+	cases = realloc(cases, (n + KT_ARRAY_SIZE(named)) * sizeof(*cases));
+	if (!cases)
+		return 1;
+	for (i = 0; i < (int)KT_ARRAY_SIZE(named); i++)
+		cases[n++] = named[i];
+	return kt_main(argc, argv, "graph", cases, n);
 }
