@@ -19,14 +19,16 @@
 
 /*
  * Map types that cannot hold a lock: stock 6.1 refuses
- * them with the kernel-internal ENOTSUPP (524), ours with EOPNOTSUPP, a
- * code user space can name (see docs/design.md).
+ * them with the kernel-internal ENOTSUPP (524), ours and stock-6.12 with
+ * EOPNOTSUPP, a code user space can name (see docs/design.md).
  */
 #define REFUSED (-1)
 
 static int refused_errno(void)
 {
-	return strcmp(kt_variant(), "stock") ? EOPNOTSUPP : ENOTSUPP;
+	if (!strcmp(kt_variant(), "stock") && !strcmp(kt_base(), "6.1"))
+		return ENOTSUPP;
+	return EOPNOTSUPP;
 }
 
 enum shape {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +69,21 @@ const char *kt_variant(void)
 	const char *v = getenv("BPFLOCK_VARIANT");
 
 	return v ? v : "unknown";
+}
+
+const char *kt_base(void)
+{
+	static char base[16];
+	struct utsname u;
+	char *dot;
+
+	if (!base[0]) {
+		if (uname(&u) || !(dot = strchr(u.release, '.')) ||
+		    !(dot = strchr(dot + 1, '.')))
+			return "unknown";
+		snprintf(base, sizeof(base), "%.*s", (int)(dot - u.release), u.release);
+	}
+	return base;
 }
 
 long kt_scaled(long n)

@@ -46,6 +46,9 @@ int kt_main(int argc, char **argv, const char *suite,
 /* The kernel variant under test (BPFLOCK_VARIANT): stock, baseline, ours. */
 const char *kt_variant(void);
 
+/* The base the kernel under test is built from: "6.1", "6.12" (uname). */
+const char *kt_base(void);
+
 /* Number of iterations or threads, scaled by BPFLOCK_SCALE (percent). */
 long kt_scaled(long n);
 
