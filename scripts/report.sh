@@ -4,7 +4,9 @@
 #   feature: passes on stock and ours, fails on baseline
 #   common:  passes everywhere
 #   absent:  passes only on baseline (the feature is really gone)
-#   beyond:  passes only on ours (a guarantee stock does not give)
+#   beyond:  passes only on ours (a guarantee stock does not give); on
+#            a base other than 6.1 not judged (reported as skipped) until
+#            that base's series has the beyond patches (issue 37)
 # A case missing from a variant's results (crash, hang) counts as failed.
 # usage: scripts/report.sh MANIFEST VARIANT=RESULTS [VARIANT=RESULTS...]
 # exit: 0 when every (variant, case) met its expectation
@@ -19,7 +21,7 @@ for vr in "$@"; do
 	args+=("${vr%%=*}" "${vr#*=}")
 done
 
-awk -v nruns=$# '
+awk -v nruns=$# -v base="$BASE" '
 function expect_pass(kind, variant) {
 	if (kind == "common") return 1
 	if (kind == "absent") return variant == "baseline"
@@ -55,7 +57,10 @@ BEGIN {
 			r = ((i, c) in res) ? res[i, c] : "missing"
 			want = expect_pass(k, v)
 			t++
-			if (r == "skip") {
+			if (k == "beyond" && base != "6.1" && r != "missing") {
+				skip++
+				printf "ok %d %s %s # SKIP beyond case, not judged on %s (%s there): the %s series has no beyond patches yet\n", t, v, c, base, r, base
+			} else if (r == "skip") {
 				skip++
 				printf "ok %d %s %s # SKIP %s\n", t, v, c, why[i, c]
 			} else if (r == "pass" && want) {
