@@ -211,6 +211,47 @@ int load_one_logged(const struct embedded_obj *o, const char *prog,
 }
 
 /* Collect the "expect:" decl tags attached to the program's function. */
+/* A tag of this kernel's base ("expect@6.12:..."), past its prefix, or NULL. */
+static const char *base_tag(const char *tag)
+{
+	size_t n = strlen(kt_base());
+
+	if (strncmp(tag, "expect@", 7) || strncmp(tag + 7, kt_base(), n) || tag[7 + n] != ':')
+		return NULL;
+	return tag + 8 + n;
+}
+
+/* After the general tags: what this kernel's base does instead. */
+static void read_base_tags(const struct btf *btf, __u32 func_id, struct expect *e)
+{
+	__u32 i, n = btf__type_cnt(btf);
+	bool own_msgs = false;
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *tt = btf__type_by_id(btf, i);
+		const char *tag;
+
+		if (!btf_is_decl_tag(tt) || tt->type != func_id ||
+		    btf_decl_tag(tt)->component_idx != -1)
+			continue;
+		tag = base_tag(btf__name_by_offset(btf, tt->name_off));
+		if (!tag)
+			continue;
+		if (!strcmp(tag, "success")) {
+			e->failure = false;
+			e->nmsg = 0;
+		} else if (!strncmp(tag, "errno=", 6)) {
+			e->err = errno_by_name(tag + 6);
+		} else if (!strncmp(tag, "msg=", 4)) {
+			if (!own_msgs)
+				e->nmsg = 0;
+			own_msgs = true;
+			if (e->nmsg < MAX_MSGS)
+				snprintf(e->msg[e->nmsg++], sizeof(e->msg[0]), "%s", tag + 4);
+		}
+	}
+}
+
 static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 {
 	__u32 i, n = btf__type_cnt(btf);
@@ -242,6 +283,7 @@ static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 		} else if (!strncmp(tag, "msg=", 4) && e->nmsg < MAX_MSGS)
 			snprintf(e->msg[e->nmsg++], sizeof(e->msg[0]), "%s", tag + 4);
 	}
+	read_base_tags(btf, func_id, e);
 }
 
 static bool has_tag(const struct btf *btf, __u32 func_id, const char *want)

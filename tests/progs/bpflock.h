@@ -25,6 +25,13 @@
 #define __errno(e)	__expect("errno=" #e)
 /* The value the program must return when run. */
 #define __retval(v)	__expect("retval=" #v)
+/*
+ * What one base's kernels do instead (their verdict, errno or words), for
+ * a rule that base decided otherwise: __on("6.12", "errno=EINVAL"),
+ * __on("6.12", "msg=..."), __on("6.12", "success"). A base's messages
+ * replace the others.
+ */
+#define __on(base, x)	__attribute__((btf_decl_tag("expect@" base ":" x)))
 /* Expected on every kernel variant (default: only where the feature is). */
 #define __common	__expect("kind=common")
 /* Expected only of ours: a guarantee stock does not give. */
