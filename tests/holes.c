@@ -513,7 +513,7 @@ static void review_cb_args_pruned(struct kt *t, const void *arg)
  * Emit bpf_loop(@count, callback, NULL, 0) at p[*i]; returns the index of
  * the callback's ld_imm64, to aim once the callback's start is known.
  */
-static int put_loop_call(struct bpf_insn *p, int *i, int count)
+static int put_loop_call(struct bpf_insn *p, int *i, int count, int ctx_off)
 {
 	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
 	int ldi;
@@ -522,7 +522,12 @@ static int put_loop_call(struct bpf_insn *p, int *i, int count)
 	ldi = *i;
 	p[(*i)++] = ld[0];
 	p[(*i)++] = ld[1];
-	p[(*i)++] = I_MOV64_IMM(BPF_REG_3, 0);
+	if (ctx_off) {
+		p[(*i)++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
+		p[(*i)++] = I_ADD64_IMM(BPF_REG_3, ctx_off);
+	} else {
+		p[(*i)++] = I_MOV64_IMM(BPF_REG_3, 0);
+	}
 	p[(*i)++] = I_MOV64_IMM(BPF_REG_4, 0);
 	p[(*i)++] = I_CALL(BPF_FUNC_loop);
 	return ldi;
@@ -542,7 +547,7 @@ static void review_caller_loop_converges(struct kt *t, const void *arg)
 
 	p[i++] = I_MOV64_IMM(BPF_REG_6, 0);
 	head = i;
-	ldf = put_loop_call(p, &i, 1);
+	ldf = put_loop_call(p, &i, 1, 0);
 	p[i] = I_JEQ_IMM(BPF_REG_6, 0, head - i - 1);	/* always */
 	i++;
 	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
@@ -563,7 +568,7 @@ static void review_caller_loop_converges(struct kt *t, const void *arg)
  */
 static void review_cmpxchg_reads_caller(struct kt *t, const void *arg)
 {
-	struct bpf_insn p[64], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	struct bpf_insn p[64];
 	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, 0) };
 	int map = elem_array(t, false), i = 0, jb, ja, ldf, jn, cb;
 
@@ -583,14 +588,7 @@ static void review_cmpxchg_reads_caller(struct kt *t, const void *arg)
 	p[ja].off = i - ja - 1;
 	p[i++] = I_MOV64_IMM(BPF_REG_7, 0);
 	p[i++] = I_MOV64_IMM(BPF_REG_7, 0);
-	p[i++] = I_MOV64_IMM(BPF_REG_1, 1);
-	ldf = i;
-	p[i++] = ld[0];
-	p[i++] = ld[1];
-	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
-	p[i++] = I_ADD64_IMM(BPF_REG_3, -8);
-	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
-	p[i++] = I_CALL(BPF_FUNC_loop);
+	ldf = put_loop_call(p, &i, 1, -8);
 	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
 	p[i++] = I_EXIT();
 	cb = i;
@@ -636,7 +634,7 @@ static struct bpf_insn *build_budget(int body, int *n, int *cb_start)
 	insn[i++] = I_MOV64_IMM(BPF_REG_9, 0);
 	for (j = 0; j < body; j++)
 		insn[i++] = I_ADD64_IMM(BPF_REG_9, 1);
-	ldi = put_loop_call(insn, &i, 2);
+	ldi = put_loop_call(insn, &i, 2, 0);
 	insn[i++] = I_JEQ_IMM(BPF_REG_0, 2, 1);
 	insn[i++] = I_LDX_DW(BPF_REG_0, BPF_REG_0, 0);
 	insn[i++] = I_MOV64_IMM(BPF_REG_0, 0);
@@ -1338,21 +1336,14 @@ static void review51_guard_subprog(struct kt *t, const void *arg)
  */
 static void review51_guard_loop(struct kt *t, const void *arg)
 {
-	struct bpf_insn p[64], ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+	struct bpf_insn p[64];
 	int map = elem_array(t, false), i = 0, ldf, cb, jn;
 
 	if (map < 0)
 		return;
 	p[i++] = I_ST_W(BPF_REG_10, -8, 0);
 	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
-	p[i++] = I_MOV64_IMM(BPF_REG_1, 2);
-	ldf = i;
-	p[i++] = ld[0];
-	p[i++] = ld[1];
-	p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_10);
-	p[i++] = I_ADD64_IMM(BPF_REG_3, -8);
-	p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
-	p[i++] = I_CALL(BPF_FUNC_loop);
+	ldf = put_loop_call(p, &i, 2, -8);
 	p[i++] = I_LDX_DW(BPF_REG_7, BPF_REG_10, -8);
 	put_indexed_store(p, &i, map, BPF_REG_7);
 	cb = i;
