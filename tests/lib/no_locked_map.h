@@ -3,11 +3,14 @@
  * libbpf's locked_map (patch 0020 of the 6.1 series) for trees whose
  * libbpf does not have it: stock trees, and the 6.12 base until its series
  * brings it. tests/Makefile force-includes this header and links
- * no_locked_map.c there; every call fails with EOPNOTSUPP, so the cases
- * that use locked_map fail as they would on a kernel without it.
+ * no_locked_map.c there; every call fails with EOPNOTSUPP. user_rmw's
+ * cases that need locked_map skip on such a build of a base other than
+ * 6.1 (BPFLOCK_NO_LOCKED_MAP), and fail on 6.1, whose series has it.
  */
 #ifndef BPFLOCK_NO_LOCKED_MAP_H
 #define BPFLOCK_NO_LOCKED_MAP_H
+
+#define BPFLOCK_NO_LOCKED_MAP 1
 
 #include <stdbool.h>
 #include <stddef.h>

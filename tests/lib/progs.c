@@ -240,6 +240,8 @@ static void read_base_tags(const struct btf *btf, __u32 func_id, struct expect *
 		if (!strcmp(tag, "success")) {
 			e->failure = false;
 			e->nmsg = 0;
+		} else if (!strcmp(tag, "failure")) {
+			e->failure = true;
 		} else if (!strncmp(tag, "errno=", 6)) {
 			e->err = errno_by_name(tag + 6);
 		} else if (!strncmp(tag, "msg=", 4)) {

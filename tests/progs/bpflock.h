@@ -28,8 +28,8 @@
 /*
  * What one base's kernels do instead (their verdict, errno or words), for
  * a rule that base decided otherwise: __on("6.12", "errno=EINVAL"),
- * __on("6.12", "msg=..."), __on("6.12", "success"). A base's messages
- * replace the others.
+ * __on("6.12", "msg=..."), __on("6.12", "success"), __on("6.12", "failure")
+ * (with that base's errno and words). A base's messages replace the others.
  */
 #define __on(base, x)	__attribute__((btf_decl_tag("expect@" base ":" x)))
 /* Expected on every kernel variant (default: only where the feature is). */

@@ -397,8 +397,10 @@ static long lock_on_even_run(__u32 i, struct lock_ctx *c)
 	return 0;
 }
 
+/* 6.12 refuses the second run's call of bpf_loop() under the lock */
 SEC("tc") __failure __msg("bpf_spin_unlock is missing")
 __errno(EINVAL)
+__on("6.12", "msg=function calls are not allowed while holding a lock")
 int cb_lock_across_runs(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -810,7 +812,12 @@ static long nop_cb(__u32 i, void *c)
 	return 0;
 }
 
+/*
+ * 6.12 does not unroll bpf_loop() and pushes no zero-run state: the 8192
+ * branches fit, and the program (safe) is loaded.
+ */
 SEC("tc") __common __failure __msg("The sequence of 8193 jumps is too complex")
+__on("6.12", "success")
 int cb_pending_states_full(struct __sk_buff *skb)
 {
 	__u64 x = skb->len;
@@ -877,6 +884,7 @@ static __attribute__((noinline, used)) int ld_abs_sub(struct ld_ctx *c)
 
 SEC("tc") __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
 int sub_ld_abs_exit_precision(struct __sk_buff *skb)
 {
 	LD_ABS_CALLER("r1 = %[c]; call ld_abs_sub;")
@@ -896,8 +904,11 @@ static __attribute__((used)) long ld_abs_cb(__u32 i, struct ld_ctx *c)
 	return 0;
 }
 
+/* 6.12 refuses LD_ABS in any callback */
 SEC("tc") __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=cannot use BPF_LD_[ABS|IND] within callback")
 int cb_ld_abs_exit_precision(struct __sk_buff *skb)
 {
 	LD_ABS_CALLER("r1 = 1; r2 = ld_abs_cb ll; r3 = %[c]; r4 = 0; call 181;")
