@@ -15,7 +15,10 @@
  * - the programs of progs/graph_fail.bpf.c, each with its verdict: a list
  *   changed outside its lock or under another one, an unlock of another
  *   lock, a lock held at exit or at bpf_throw(), a node used after the
- *   unlock, refused with the reason (stock and ours).
+ *   unlock, refused with the reason (stock and ours); and the review
+ *   probes there (callbacks, subprograms, branches, the lock word, other
+ *   lookups, objects, inner maps and sections), each with stock-6.12's
+ *   verdict.
  */
 #include <errno.h>
 #include <stdio.h>
