@@ -222,19 +222,29 @@ static const char *base_tag(const char *tag)
 }
 
 /* After the general tags: what this kernel's base does instead. */
+/* The next tag of function @func_id itself after type id *@i, or NULL */
+static const char *next_func_tag(const struct btf *btf, __u32 func_id, __u32 *i)
+{
+	__u32 n = btf__type_cnt(btf);
+
+	while (++*i < n) {
+		const struct btf_type *tt = btf__type_by_id(btf, *i);
+
+		if (btf_is_decl_tag(tt) && tt->type == func_id &&
+		    btf_decl_tag(tt)->component_idx == -1)
+			return btf__name_by_offset(btf, tt->name_off);
+	}
+	return NULL;
+}
+
 static void read_base_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 {
-	__u32 i, n = btf__type_cnt(btf);
+	const char *name, *tag;
 	bool own_msgs = false;
+	__u32 i = 0;
 
-	for (i = 1; i < n; i++) {
-		const struct btf_type *tt = btf__type_by_id(btf, i);
-		const char *tag;
-
-		if (!btf_is_decl_tag(tt) || tt->type != func_id ||
-		    btf_decl_tag(tt)->component_idx != -1)
-			continue;
-		tag = base_tag(btf__name_by_offset(btf, tt->name_off));
+	while ((name = next_func_tag(btf, func_id, &i))) {
+		tag = base_tag(name);
 		if (!tag)
 			continue;
 		if (!strcmp(tag, "success")) {
@@ -256,16 +266,10 @@ static void read_base_tags(const struct btf *btf, __u32 func_id, struct expect *
 
 static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 {
-	__u32 i, n = btf__type_cnt(btf);
+	const char *tag;
+	__u32 i = 0;
 
-	for (i = 1; i < n; i++) {
-		const struct btf_type *tt = btf__type_by_id(btf, i);
-		const char *tag;
-
-		if (!btf_is_decl_tag(tt) || tt->type != func_id ||
-		    btf_decl_tag(tt)->component_idx != -1)
-			continue;
-		tag = btf__name_by_offset(btf, tt->name_off);
+	while ((tag = next_func_tag(btf, func_id, &i))) {
 		if (strncmp(tag, "expect:", 7))
 			continue;
 		tag += 7;
