@@ -24,34 +24,10 @@
  * tree or a list beside it under the lock (rb_add re-reads each link after
  * less(), so the tree stays well formed).
  */
-#include <stdbool.h>
 #include "bpflock.h"
-#include <bpf/bpf_core_read.h>
+#include "graph.h"
 
-#define __contains(name, node) __attribute__((btf_decl_tag("contains:" #name ":" #node)))
-#define private(name) SEC(".data." #name) __attribute__((visibility("hidden"), aligned(8)))
-
-extern void *bpf_obj_new_impl(__u64 local_type_id, void *meta) __ksym;
-extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
-extern int bpf_list_push_front_impl(struct bpf_list_head *head, struct bpf_list_node *node,
-				    void *meta, __u64 off) __ksym;
-extern int bpf_rbtree_add_impl(struct bpf_rb_root *root, struct bpf_rb_node *node,
-			       bool (less)(struct bpf_rb_node *a, const struct bpf_rb_node *b),
-			       void *meta, __u64 off) __ksym;
-extern struct bpf_rb_node *bpf_rbtree_first(struct bpf_rb_root *root) __ksym;
 extern void bpf_throw(__u64 cookie) __ksym;
-
-#define bpf_obj_new(type) ((type *)bpf_obj_new_impl(bpf_core_type_id_local(type), NULL))
-
-struct elem {
-	long value;
-	struct bpf_list_node node;
-};
-
-struct list_value {
-	struct bpf_spin_lock lock;
-	struct bpf_list_head head __contains(elem, node);
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -60,21 +36,8 @@ struct {
 	__type(value, struct list_value);
 } lists SEC(".maps");
 
-struct node_data {
-	long key;
-	struct bpf_rb_node node;
-};
-
 private(TREE) struct bpf_spin_lock tree_lock;
 private(TREE) struct bpf_rb_root tree __contains(node_data, node);
-
-static bool less(struct bpf_rb_node *a, const struct bpf_rb_node *b)
-{
-	struct node_data *x = container_of(a, struct node_data, node);
-	struct node_data *y = container_of(b, struct node_data, node);
-
-	return x->key < y->key;
-}
 
 static struct list_value *list_at(int key)
 {
@@ -165,9 +128,6 @@ int node_after_unlock(struct __sk_buff *skb)
 
 /* ---- review probes (attacker pass on 0002-0008) ---- */
 
-extern struct bpf_list_node *bpf_list_pop_front(struct bpf_list_head *head) __ksym;
-extern struct bpf_rb_node *bpf_rbtree_remove(struct bpf_rb_root *root,
-					     struct bpf_rb_node *node) __ksym;
 extern void *bpf_refcount_acquire_impl(void *kptr, void *meta) __ksym;
 
 struct lock_obj {
