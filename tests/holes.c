@@ -556,13 +556,12 @@ static int put_loop_call(struct bpf_insn *p, int *i, int count, int ctx_off)
  * accepted. Only runs of one call converge; the caller's loop is caught
  * as stock catches it.
  *
- * 6.12 (stock-6.12, baseline-6.12 and ours-6.12 alike) accepts the loop
- * with default flags: is_state_visited() prunes a state at the bpf_loop()
- * call that is within range of one still being explored (calls_callback():
- * states_equal(RANGE_WITHIN), goto hit) before its infinite-loop check, so
- * the caller's endless loop is taken for converged. A finding of 6.12, not
- * a 6.1-only hole: the case keeps its expectation there and stays red
- * until ours-6.12 catches the loop.
+ * Stock-6.12 accepts the loop with default flags: is_state_visited()
+ * prunes a state at the bpf_loop() call that is within range of one still
+ * being explored (calls_callback(): states_equal(RANGE_WITHIN), goto hit)
+ * before its infinite-loop check, so the caller's endless loop is taken
+ * for converged. Ours-6.12 converges only runs of one call (patches/6.12
+ * 0009): beyond stock there.
  */
 static void review_caller_loop_converges(struct kt *t, const void *arg)
 {
@@ -578,6 +577,45 @@ static void review_caller_loop_converges(struct kt *t, const void *arg)
 	p[i++] = I_EXIT();
 	cb = i;
 	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb_refused_both_ways(t, p, i, cb, EINVAL, "infinite loop detected");
+}
+
+/*
+ * The same endless caller loop with a callback that matters: each turn
+ * resets fp-8 to 0 and calls bpf_loop(1), whose callback stores 1 there,
+ * so the caller loops for ever (`while (fp-8) { fp-8 = 0; bpf_loop(1) }`).
+ * No two turns are the same state (0 before the call, 1 after the run),
+ * so the infinite-loop check cannot see it; on 6.12 the state after the
+ * second turn's run (fp-8 = 1) fell within the first turn's call state
+ * (fp-8 unknown) and was pruned as a converged run of that call, though
+ * the caller's back edge lies between them: only runs of one call may
+ * converge on each other.
+ */
+static void review_caller_loop_reset(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[32];
+	int i = 0, head, ldf, jz, cb;
+
+	p[i++] = I_CALL(BPF_FUNC_get_prandom_u32);
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_0, -8);	/* fp-8: unknown */
+	head = i;
+	ldf = put_loop_call(p, &i, 1, -8);
+	p[i++] = I_LDX_DW(BPF_REG_1, BPF_REG_10, -8);
+	jz = i;
+	p[i++] = I_JEQ_IMM(BPF_REG_1, 0, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_1, 0);
+	p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_1, -8);
+	p[i] = I_JA(head - i - 1);
+	i++;
+	p[jz].off = i - jz - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_1, 1);		/* callback: *ctx = 1 */
+	p[i++] = I_STX_DW(BPF_REG_2, BPF_REG_1, 0);
 	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
 	p[i++] = I_EXIT();
 	cb_refused_both_ways(t, p, i, cb, EINVAL, "infinite loop detected");
@@ -1440,7 +1478,10 @@ int main(int argc, char **argv)
 		{ "review_one_budget", KT_BEYOND, review_one_budget, (void *)(2 * BUDGET_BODY) },
 		{ "review_one_budget_twin", KT_BEYOND, review_one_budget, (void *)BUDGET_BODY },
 		{ "review_cb_args_pruned", KT_BEYOND, review_cb_args_pruned },
-		{ "review_caller_loop_converges", KT_COMMON, review_caller_loop_converges },
+		{ "review_caller_loop_converges", KT_COMMON, review_caller_loop_converges,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "review_caller_loop_reset", KT_COMMON, review_caller_loop_reset,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "review_cmpxchg_reads_caller", KT_BEYOND, review_cmpxchg_reads_caller },
 		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
 		/* fifth review (0050, 0051): findings, red until fixed */

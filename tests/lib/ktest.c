@@ -184,9 +184,16 @@ int kt_main(int argc, char **argv, const char *suite,
 	int i, failed = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < n; i++)
-			printf("%s/%s %s\n", suite, cases[i].name,
-			       kind_names[cases[i].kind]);
+		const char *base = getenv("BASE");
+
+		for (i = 0; i < n; i++) {
+			const struct kt_case *c = &cases[i];
+			bool here = c->base && base && !strcmp(c->base, base);
+
+			printf("%s/%s %s%s%s\n", suite, c->name,
+			       kind_names[here ? c->base_kind : c->kind],
+			       here ? " " : "", here ? base : "");
+		}
 		return 0;
 	}
 	if (argc > 1)

@@ -35,7 +35,18 @@ struct kt_case {
 	enum kt_kind kind;
 	void (*fn)(struct kt *t, const void *arg);
 	const void *arg;
+	/* on this base the case expects base_kind instead (KT_ON_BASE) */
+	const char *base;
+	enum kt_kind base_kind;
 };
+
+/*
+ * A case whose expectation differs on one base, because that base's tree
+ * or series decided otherwise: { "name", KT_COMMON, fn,
+ * KT_ON_BASE("6.12", KT_BEYOND) }. `--list` prints the kind for the base
+ * in $BASE, with the base after it when it came from here.
+ */
+#define KT_ON_BASE(b, k) .base = (b), .base_kind = (k)
 
 void kt_log(struct kt *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool kt_fail(struct kt *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -464,12 +464,14 @@ int annotated_cases(const struct embedded_obj *o, struct kt_case **cases)
 		e->obj = o;
 		snprintf(e->prog, sizeof(e->prog), "%s", name);
 		read_tags(btf, id, e);
-		out[n].name = strdup(name);
-		out[n].kind = has_tag(btf, id, "expect:kind=common") ? KT_COMMON :
-			      has_tag(btf, id, "expect:kind=beyond") ? KT_BEYOND :
-			      KT_FEATURE;
-		out[n].fn = run_annotated;
-		out[n].arg = e;
+		out[n] = (struct kt_case){
+			.name = strdup(name),
+			.kind = has_tag(btf, id, "expect:kind=common") ? KT_COMMON :
+				has_tag(btf, id, "expect:kind=beyond") ? KT_BEYOND :
+				KT_FEATURE,
+			.fn = run_annotated,
+			.arg = e,
+		};
 		n++;
 	}
 	/* Keep the object's BTF alive: names above point into it. */
