@@ -238,9 +238,13 @@ run_one() {
 		else verdict=runs
 		fi
 	elif [ -z "$exitmsg" ] && state_is disabled && grep -q 'Failed to load skel' "$sched.err"; then
-		# never attached: the kernel refused its BPF (libbpf says why)
+		# never attached: the kernel refused its BPF; the reason is libbpf's
+		# first error, and the verifier's last word when a program was refused
 		verdict=refused
-		reason=$(grep -m1 '^libbpf: ' "$sched.err" | sed 's/^libbpf: //')
+		reason=$(awk '/^libbpf: / && !e { e = substr($0, 9) }
+			/^processed [0-9]+ insns/ && !v { v = prev }
+			{ prev = $0 }
+			END { print e (v != "" ? ": " v : "") }' "$sched.err")
 	else
 		verdict=not_enabled reason=${exitmsg:-$(tail -n 1 "$sched.err")}
 	fi
