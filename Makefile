@@ -3,21 +3,29 @@
 # the targets.
 
 KERNEL ?= ours
-# The base (Debian's linux-source-BASE): 6.1, or 6.12 (stock and baseline
-# so far); every script reads it from the environment.
-BASE ?= 6.1
+# The base (Debian's linux-source-BASE): 6.1 or 6.12; every script reads
+# it from the environment (6.1 when unset). `make test` and `make run`
+# without BASE do every base, in this order.
+BASES := 6.1 6.12
+ifdef BASE
 export BASE
+RUN_BASES := $(BASE)
+else
+RUN_BASES := $(BASES)
+endif
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps run test test-upstream test-nojit test-debug test-kcsan test-debian deb install-test torture bench bisect-check shell vm-run kernels tests series-check model clean-results
+.PHONY: help deps run test test-sched-ext test-upstream test-nojit test-debug test-kcsan test-debian deb install-test torture bench bisect-check shell vm-run kernels tests series-check model clean-results
 
 help:
 	@echo "bpflock targets:"
-	@echo "  make run                 build everything, boot ours, show the feature at work"
-	@echo "  make test                the Spin models, then the whole suite on stock, baseline and ours + expectation matrix"
+	@echo "  make run                 build everything, boot ours, show the feature at work (each base)"
+	@echo "  make test                on each base: the suite on stock, baseline and ours + expectation"
+	@echo "                           matrix, the tree's selftests gate; 6.1: the Spin models, test-nojit;"
+	@echo "                           6.12: sched_ext (make test BASE=6.1: one base)"
 	@echo "  make test KERNEL=stock   the suite on one variant (stock, baseline or ours)"
-	@echo "  make test BASE=6.12      the suite on the 6.12 kernels that exist (stock, baseline)"
+	@echo "  make test-sched-ext      6.12's sched_ext schedulers on stock-6.12, baseline-6.12, ours-6.12"
 	@echo "  make shell KERNEL=...    interactive guest shell (tests in /tests/bin; quit: poweroff -f)"
 	@echo "  make vm-run KERNEL=... RUN='cmd' [DIR=folder]"
 	@echo "                           run a command in the guest with DIR's files in its cwd"
@@ -38,7 +46,8 @@ help:
 	@echo "  make tests               build the guest's test binaries and initramfs only"
 	@echo "  make deps                install the Debian packages the test bed needs, check disk space"
 	@echo "  make clean-results       forget every run's results, the stored passing ones included"
-	@echo "Variables: BASE (6.1|6.12: linux-source-BASE, patches/BASE; default 6.1),"
+	@echo "Variables: BASE (6.1|6.12: linux-source-BASE, patches/BASE; default: both for"
+	@echo "  test and run, 6.1 for the others),"
 	@echo "  VM_CPUS (4), VM_ACCEL (kvm|tcg, probed), BPFLOCK_CACHE (/var/cache/bpflock),"
 	@echo "  BPFLOCK_SCALE (percent of the default iterations), BPFLOCK_TESTS (binaries to run),"
 	@echo "  VERBOSE=1 (stream the guest console), FRESH=1 (run every test binary and every"
@@ -49,7 +58,7 @@ deps:
 	@$(S)/deps.sh
 
 run: deps
-	@$(S)/demo.sh
+	@for b in $(RUN_BASES); do BASE=$$b $(S)/demo.sh || exit 1; done
 
 # `make test` runs all variants unless KERNEL is given on the command line.
 FLAVOUR ?= plain
@@ -60,15 +69,14 @@ else ifeq ($(FLAVOUR),debian)
 	@$(MAKE) -s test-debian
 else ifneq ($(FLAVOUR),plain)
 	@FLAVOUR=$(FLAVOUR) $(S)/test.sh stock ours
-# another base: the kernels it has (6.12: stock, baseline); no ours, no gate yet
-else ifneq ($(BASE),6.1)
-	@$(S)/test.sh
 else
-	@$(S)/model.sh
-	@$(S)/test.sh stock baseline ours
-	@$(MAKE) -s test-nojit
-	@$(S)/upstream.sh
+	@$(S)/test-bases.sh $(RUN_BASES)
 endif
+
+# 6.12's tools/sched_ext schedulers on the three 6.12 kernels (make test
+# runs it on 6.12).
+test-sched-ext: deps
+	@BASE=6.12 $(S)/sched-ext.sh stock baseline ours
 
 # The tree's own selftests/bpf built from stock, run on stock and ours;
 # any difference not in tests/upstream/differences.txt fails. `make test`

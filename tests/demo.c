@@ -340,9 +340,16 @@ int main(void)
 	bad += demo_seed(&t);
 	bad += demo_flag_lock(&t);
 	bad += demo_reject();
-	printf("\nOnly on ours:\n\n");
-	bad += demo_kprobe_tc(&t);
-	bad += demo_user_rmw(&t);
+	if (strcmp(kt_base(), "6.1")) {
+		/* the 6.12 series has the lock, not yet what 6.1's adds to it */
+		printf("\nOnly on ours (a lock in a kprobe program, read-modify-write under\n"
+		       "the lock from user space): in the 6.1 series; not in the %s series yet.\n",
+		       kt_base());
+	} else {
+		printf("\nOnly on ours:\n\n");
+		bad += demo_kprobe_tc(&t);
+		bad += demo_user_rmw(&t);
+	}
 	printf("\n%s\n", bad ? "demo: something did not behave as shown above" : "demo: all as expected");
 	return bad ? 1 : 0;
 }
