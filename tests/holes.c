@@ -622,6 +622,580 @@ static void review_caller_loop_reset(struct kt *t, const void *arg)
 }
 
 /*
+ * Attacker review of patches/6.12 0009 (review09_*): runs of a callback
+ * converge only on runs of the same call, and a state that reached the
+ * call by the caller's own flow is checked for an infinite loop whatever
+ * its callback_unroll_depth (same_callback_runs()). Each probe is built by
+ * hand below: the main program is function 0, callbacks and subprograms
+ * follow, ld_imm64 of a callback and bpf-to-bpf calls are aimed by function
+ * number. No probe is ever run: some of them never end. Each logs its
+ * verdict and the instructions processed ("processed N insns", default
+ * flags), then checks the verdict wanted on the kernel under test.
+ *
+ * Found (processed insns, default flags: stock-6.12 / ours-6.12 / stock-6.1
+ * / ours-6.1; "loop" = "infinite loop detected", EINVAL):
+ * - no program ours-6.12 accepts that stock-6.12 refuses: 0009 only takes
+ *   pruning away. The endless reset loop with for_each, inside a bpf_loop
+ *   callback and in a static subprogram: stock-6.12 accepts all three
+ *   (67, 65, 60), ours-6.12 refuses them (loop; 39, 48, 42), as both 6.1
+ *   kernels do.
+ * - refused by ours-6.12 only, though they end at run time: a caller loop
+ *   whose exit waits for the callback's store (cb_ends_loop_*: 35 and 109
+ *   / loop / 17 and 59 / 17 and 59; stock-6.12 itself says loop with
+ *   BPF_F_TEST_STATE_FREQ) and toggle (86 / loop / 45 / 86). The model
+ *   lets bpf_loop(1) and bpf_loop(2) run fewer times than they do; ours-6.1
+ *   follows the runs and accepts them.
+ * - costs: nested bpf_loop whose callbacks store a precise 5 in main's
+ *   slot: a later run of the outer callback reaches the inner call within
+ *   its first run's state; stock prunes it, ours walks the inner call
+ *   again: depth 3 99 / 164, depth 5 127 / 220, depth 7 with a 2,000-insn
+ *   body 2,115 / 4,196 (ours-6.1 4,195), depth 2 with a 600,000-insn body
+ *   600,045 / E2BIG (600,030 / E2BIG on 6.1). The other shapes cost the
+ *   same on both 6.12 kernels.
+ */
+#define R09_INSNS 4096
+
+struct r09 {
+	int i;
+	int nf;
+	int start[8];
+	int nargs[8];
+	int fix[16];		/* instruction aimed at function fix_fn[] */
+	int fix_fn[16];
+	int nfix;
+	int cap;		/* instructions room: R09_INSNS unless set */
+	struct bpf_insn *p;
+};
+
+static void r09_func(struct r09 *r, int nargs)
+{
+	r->start[r->nf] = r->i;
+	r->nargs[r->nf++] = nargs;
+}
+
+static void r09_aim(struct r09 *r, int fn)
+{
+	r->fix[r->nfix] = r->i;
+	r->fix_fn[r->nfix++] = fn;
+}
+
+static void r09_put(struct r09 *r, struct bpf_insn in)
+{
+	if (!r->p)
+		r->p = calloc(r->cap ?: R09_INSNS, sizeof(*r->p));
+	r->p[r->i++] = in;
+}
+
+/* r2 = callback @fn */
+static void r09_ld_func(struct r09 *r, int fn)
+{
+	struct bpf_insn ld[] = { I_LD_FUNC(BPF_REG_2, 0) };
+
+	r09_aim(r, fn);
+	r09_put(r, ld[0]);
+	r09_put(r, ld[1]);
+}
+
+/* bpf_loop(@count, @fn, @ctx_reg + @ctx_off, 0) */
+static void r09_loop(struct r09 *r, int count, int fn, int ctx_reg, int ctx_off)
+{
+	r09_put(r, I_MOV64_IMM(BPF_REG_1, count));
+	r09_ld_func(r, fn);
+	r09_put(r, I_MOV64_REG(BPF_REG_3, ctx_reg));
+	r09_put(r, I_ADD64_IMM(BPF_REG_3, ctx_off));
+	r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
+	r09_put(r, I_CALL(BPF_FUNC_loop));
+}
+
+/* bpf_for_each_map_elem(@map, @fn, @ctx_reg + @ctx_off, 0) */
+static void r09_for_each(struct r09 *r, int map, int fn, int ctx_reg, int ctx_off)
+{
+	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+
+	r09_put(r, I_MOV64_REG(BPF_REG_3, ctx_reg));
+	r09_put(r, I_ADD64_IMM(BPF_REG_3, ctx_off));
+	r09_put(r, lm[0]);
+	r09_put(r, lm[1]);
+	r09_ld_func(r, fn);
+	r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
+	r09_put(r, I_CALL(BPF_FUNC_for_each_map_elem));
+}
+
+/* *(u64 *)(@reg + 0) += 1 */
+static void r09_inc(struct r09 *r, int reg)
+{
+	r09_put(r, I_LDX_DW(BPF_REG_5, reg, 0));
+	r09_put(r, I_ADD64_IMM(BPF_REG_5, 1));
+	r09_put(r, I_STX_DW(reg, BPF_REG_5, 0));
+}
+
+static void r09_ret0(struct r09 *r)
+{
+	r09_put(r, I_MOV64_IMM(BPF_REG_0, 0));
+	r09_put(r, I_EXIT());
+}
+
+/* a backward jump to @to (JA when @cond is I_JA) */
+static void r09_back(struct r09 *r, struct bpf_insn cond, int to)
+{
+	cond.off = to - r->i - 1;
+	r09_put(r, cond);
+}
+
+/* the forward jump at @jump lands here */
+static void r09_land(struct r09 *r, int jump)
+{
+	r->p[jump].off = r->i - jump - 1;
+}
+
+/* A callback: *ctx += 1, return 0 (bpf_loop's ctx in r2). */
+static void r09_inc_cb(struct r09 *r)
+{
+	r09_func(r, 2);
+	r09_inc(r, BPF_REG_2);
+	r09_ret0(r);
+}
+
+static int r09_load(struct r09 *r, __u32 flags, long *processed)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+		    .log_level = 4, .prog_flags = flags);
+	struct bpf_func_info func[8];
+	const char *stats;
+	__u32 ids[8];
+	int fd, k, btf;
+
+	*processed = -1;
+	for (k = 0; k < r->nfix; k++)
+		r->p[r->fix[k]].imm = r->start[r->fix_fn[k]] - r->fix[k] - 1;
+	r->nfix = 0;
+	btf = funcs_btf_load(r->nf, r->nargs, ids);
+	if (btf < 0)
+		return btf;
+	for (k = 0; k < r->nf; k++)
+		func[k] = (struct bpf_func_info){ r->start[k], ids[k] };
+	opts.prog_btf_fd = btf;
+	opts.func_info = func;
+	opts.func_info_cnt = r->nf;
+	opts.func_info_rec_size = sizeof(func[0]);
+	vlog[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "review09", "GPL", r->p, r->i, &opts);
+	fd = fd < 0 ? -errno : fd;
+	close(btf);
+	stats = strstr(vlog, "processed ");
+	*processed = stats ? atol(stats + strlen("processed ")) : -1;
+	return fd;
+}
+
+/*
+ * What a probe wants of the kernel under test: 0 (accepted) or the errno
+ * and message of the refusal.
+ */
+struct r09_want {
+	int err;
+	const char *msg;
+};
+
+/*
+ * Load with both flag sets, log the verdicts, check them against @w
+ * (default flags) and @wf (BPF_F_TEST_STATE_FREQ); frees the program.
+ */
+static void r09_check2(struct kt *t, struct r09 *r, struct r09_want w0, struct r09_want wf)
+{
+	unsigned int f;
+	long processed;
+
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		struct r09_want w = f ? wf : w0;
+		int fd = r09_load(r, flag_values[f], &processed);
+		const char *tail = vlog + (strlen(vlog) > 300 ? strlen(vlog) - 300 : 0);
+
+		kt_log(t, "%s-%s, %s: %s, processed %ld insns", kt_variant(), kt_base(),
+		       flag_names[f], fd >= 0 ? "accepted" : strerror(-fd), processed);
+		if (fd >= 0)
+			close(fd);
+		if (!w.err && fd < 0)
+			kt_fail(t, "%s: refused (errno %d); tail:\n%s", flag_names[f], -fd, tail);
+		else if (w.err && fd >= 0)
+			kt_fail(t, "%s: accepted, want errno %d \"%s\"", flag_names[f], w.err, w.msg);
+		else if (w.err && (fd != -w.err || !log_has(vlog, w.msg)))
+			kt_fail(t, "%s: errno %d, want %d \"%s\"; tail:\n%s", flag_names[f], -fd,
+				w.err, w.msg, tail);
+	}
+	free(r->p);
+	r->p = NULL;
+}
+
+static void r09_check(struct kt *t, struct r09 *r, struct r09_want w)
+{
+	r09_check2(t, r, w, w);
+}
+
+static bool r09_ours_612(void)
+{
+	return on_612() && !strcmp(kt_variant(), "ours");
+}
+
+static const struct r09_want R09_OK = { 0, NULL };
+static const struct r09_want R09_LOOP = { EINVAL, "infinite loop detected" };
+
+/*
+ * fp-8 = 0; do bpf_loop(1, cb, &fp-8) while (fp-8 == 0 [@done] or
+ * fp-8 < 4 [counter]); cb: fp-8 += 1. It ends at run time: bpf_loop(1)
+ * calls its callback once. The verifier's model lets a call run its
+ * callback 0 times, and then the caller's turn repeats exactly.
+ */
+static void review09_cb_ends_loop(struct kt *t, const void *arg)
+{
+	bool done = arg != NULL;
+	struct r09 r = { 0 };
+	int head, jx;
+
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	head = r.i;
+	r09_loop(&r, 1, 1, BPF_REG_10, -8);
+	r09_put(&r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -8));
+	if (done) {
+		r09_back(&r, I_JEQ_IMM(BPF_REG_1, 0, 0), head);
+	} else {
+		jx = r.i;
+		r09_put(&r, I_JGE_IMM(BPF_REG_1, 4, 0));
+		r09_back(&r, I_JA(0), head);
+		r09_land(&r, jx);
+	}
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	/* stock-6.12 checks for a loop at the back edge's target only with STATE_FREQ */
+	r09_check2(t, &r, r09_ours_612() ? R09_LOOP : R09_OK, on_612() ? R09_LOOP : R09_OK);
+}
+
+/* for (r6 = 0; r6 < 4; r6++) bpf_loop(8, cb, &fp-8); cb: fp-8 += 1 */
+static void review09_bounded_caller_loop(struct kt *t, const void *arg)
+{
+	struct r09 r = { 0 };
+	int head, jx;
+
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_6, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_6, -8));
+	head = r.i;
+	r09_loop(&r, 8, 1, BPF_REG_10, -8);
+	r09_put(&r, I_ADD64_IMM(BPF_REG_6, 1));
+	jx = r.i;
+	r09_put(&r, I_JGE_IMM(BPF_REG_6, 4, 0));
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jx);
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	r09_check(t, &r, R09_OK);
+}
+
+/* *(u64 *)@reg = 5, and a branch on it that makes the slot precise */
+static void r09_set5(struct r09 *r, int reg)
+{
+	r09_put(r, I_MOV64_IMM(BPF_REG_3, 5));
+	r09_put(r, I_STX_DW(reg, BPF_REG_3, 0));
+	r09_put(r, I_LDX_DW(BPF_REG_3, reg, 0));
+	r09_put(r, I_JNE_IMM(BPF_REG_3, 5, 0));
+}
+
+/* ours (6.1 and 6.12) walks it twice: over the 1M-instruction limit */
+#define R09_BIG_BODY 600000
+#define R09_NEST(depth, body, set5) ((void *)(long)((depth) | (body) << 4 | (set5) << 24))
+
+/*
+ * Nested bpf_loop(8): @depth levels, each callback calling the next with
+ * its caller's context (main's fp-8); the innermost adds one to it after
+ * @body straight instructions. With @set5 every callback first stores 5
+ * there, precise: then a later run of an outer callback reaches the inner
+ * call in a state within its first run's, which stock prunes (a run of
+ * another call) and ours walks again.
+ */
+static void review09_nested(struct kt *t, const void *arg)
+{
+	int depth = (long)arg & 0xf, body = ((long)arg >> 4) & 0xfffff, set5 = (long)arg >> 24;
+	struct r09 *r = calloc(1, sizeof(*r));
+	struct r09_want w = R09_OK;
+	int d, k;
+
+	r->cap = body + R09_INSNS;
+	if (body > R09_BIG_BODY / 2 && !strcmp(kt_variant(), "ours"))
+		w = (struct r09_want){ E2BIG, "BPF program is too large" };
+
+	r09_func(r, 1);
+	r09_put(r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	r09_loop(r, 8, 1, BPF_REG_10, -8);
+	r09_ret0(r);
+	for (d = 1; d < depth; d++) {
+		r09_func(r, 2);
+		r09_put(r, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+		if (set5)
+			r09_set5(r, BPF_REG_6);
+		r09_loop(r, 8, d + 1, BPF_REG_6, 0);
+		r09_ret0(r);
+	}
+	r09_func(r, 2);
+	r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
+	for (k = 0; k < body; k++)
+		r09_put(r, I_ADD64_IMM(BPF_REG_4, 1));
+	if (set5)
+		r09_set5(r, BPF_REG_2);
+	else
+		r09_inc(r, BPF_REG_2);
+	r09_ret0(r);
+	r09_check(t, r, w);
+	free(r);
+}
+
+/* bpf_loop(4, cb1, &fp-8); cb1: for (r7 = 0; r7 < 3; r7++) bpf_loop(4, cb2, ctx) */
+static void review09_caller_loop_in_cb(struct kt *t, const void *arg)
+{
+	struct r09 r = { 0 };
+	int head, jx;
+
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	r09_loop(&r, 4, 1, BPF_REG_10, -8);
+	r09_ret0(&r);
+	r09_func(&r, 2);
+	r09_put(&r, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_7, 0));
+	head = r.i;
+	r09_loop(&r, 4, 2, BPF_REG_6, 0);
+	r09_put(&r, I_ADD64_IMM(BPF_REG_7, 1));
+	jx = r.i;
+	r09_put(&r, I_JGE_IMM(BPF_REG_7, 3, 0));
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jx);
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	r09_check(t, &r, R09_OK);
+}
+
+/* for (r6 = 0; r6 < 4; r6++) f(); f: bpf_loop(4, cb, &f's fp-8) */
+static void review09_subprog_in_caller_loop(struct kt *t, const void *arg)
+{
+	struct r09 r = { 0 };
+	int head, jx;
+
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_6, 0));
+	head = r.i;
+	r09_aim(&r, 1);
+	r09_put(&r, I_CALL_SUB(0));
+	r09_put(&r, I_ADD64_IMM(BPF_REG_6, 1));
+	jx = r.i;
+	r09_put(&r, I_JGE_IMM(BPF_REG_6, 4, 0));
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jx);
+	r09_ret0(&r);
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	r09_loop(&r, 4, 2, BPF_REG_10, -8);
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	r09_check(t, &r, R09_OK);
+}
+
+/* for (r6 = 0; r6 < 4; r6++) for_each(map, cb, &fp-8); cb: fp-8 += 1 */
+static void review09_for_each_in_caller_loop(struct kt *t, const void *arg)
+{
+	int map = elem_array(t, false), head, jx;
+	struct r09 r = { 0 };
+
+	if (map < 0)
+		return;
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_6, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_6, -8));
+	head = r.i;
+	r09_for_each(&r, map, 1, BPF_REG_10, -8);
+	r09_put(&r, I_ADD64_IMM(BPF_REG_6, 1));
+	jx = r.i;
+	r09_put(&r, I_JGE_IMM(BPF_REG_6, 4, 0));
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jx);
+	r09_ret0(&r);
+	r09_func(&r, 4);
+	r09_inc(&r, BPF_REG_4);
+	r09_ret0(&r);
+	r09_check(t, &r, R09_OK);
+	close(map);
+}
+
+/* for_each(map, cb1, &fp-8); cb1: bpf_loop(4, cb2, ctx); cb2: *ctx += 1 */
+static void review09_loop_in_for_each(struct kt *t, const void *arg)
+{
+	int map = elem_array(t, false);
+	struct r09 r = { 0 };
+
+	if (map < 0)
+		return;
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	r09_for_each(&r, map, 1, BPF_REG_10, -8);
+	r09_ret0(&r);
+	r09_func(&r, 4);
+	r09_put(&r, I_MOV64_REG(BPF_REG_6, BPF_REG_4));
+	r09_loop(&r, 4, 2, BPF_REG_6, 0);
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	r09_check(t, &r, R09_OK);
+	close(map);
+}
+
+/*
+ * review_caller_loop_reset's endless loop (fp-8 = 0; call; the callback
+ * stores 1; again while fp-8 != 0) in other places: @where 0 calls
+ * for_each over a 4-element array (its callback always runs), 1 runs it
+ * inside a bpf_loop(1) callback (the loop's frame is the callback's), 2 in
+ * a static subprogram. Stock-6.12 accepts these endless loops only if it
+ * prunes across the caller's back edge.
+ */
+static void review09_reset_elsewhere(struct kt *t, const void *arg)
+{
+	int where = (int)(long)arg, map = -1, head, jz, fn;
+	struct r09 r = { 0 };
+
+	if (where == 0) {
+		map = elem_array(t, false);
+		if (map < 0)
+			return;
+	}
+	r09_func(&r, 1);
+	if (where) {
+		if (where == 1) {
+			r09_loop(&r, 1, 1, BPF_REG_10, -8);
+		} else {
+			r09_aim(&r, 1);
+			r09_put(&r, I_CALL_SUB(0));
+		}
+		r09_ret0(&r);
+		r09_func(&r, where == 1 ? 2 : 1);
+	}
+	fn = r.nf;
+	r09_put(&r, I_CALL(BPF_FUNC_get_prandom_u32));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_0, -8));
+	head = r.i;
+	if (where == 0)
+		r09_for_each(&r, map, fn, BPF_REG_10, -8);
+	else
+		r09_loop(&r, 1, fn, BPF_REG_10, -8);
+	r09_put(&r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -8));
+	jz = r.i;
+	r09_put(&r, I_JEQ_IMM(BPF_REG_1, 0, 0));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jz);
+	r09_ret0(&r);
+	r09_func(&r, where == 0 ? 4 : 2);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 1));
+	r09_put(&r, I_STX_DW(where == 0 ? BPF_REG_4 : BPF_REG_2, BPF_REG_1, 0));
+	r09_ret0(&r);
+	r09_check(t, &r, on_612() && strcmp(kt_variant(), "ours") ? R09_OK : R09_LOOP);
+	if (map >= 0)
+		close(map);
+}
+
+/*
+ * same_callback_runs(): x = fp-8, ran = fp-16; do { ran = 0; bpf_loop(2,
+ * cb, &fp-16) } while (ran && x == 1); cb: ran = 1, x ^= 1. At run time
+ * the two runs put x back to 0 and it ends. In the model a call that runs
+ * its callback once (x: 0 -> 1) and then calls again with two runs
+ * (1 -> 0 -> 1) repeats the caller's turn exactly, at another unroll depth.
+ */
+static void review09_toggle(struct kt *t, const void *arg)
+{
+	struct r09 r = { 0 };
+	int head, jout, jout2, jz;
+
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	head = r.i;
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -16));
+	r09_loop(&r, 2, 1, BPF_REG_10, -16);
+	r09_put(&r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -16));
+	jout = r.i;
+	r09_put(&r, I_JEQ_IMM(BPF_REG_1, 0, 0));
+	r09_put(&r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -8));
+	jout2 = r.i;
+	r09_put(&r, I_JNE_IMM(BPF_REG_1, 1, 0));
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jout);
+	r09_land(&r, jout2);
+	r09_ret0(&r);
+	r09_func(&r, 2);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_3, 1));
+	r09_put(&r, I_STX_DW(BPF_REG_2, BPF_REG_3, 0));
+	r09_put(&r, I_LDX_DW(BPF_REG_3, BPF_REG_2, 8));
+	jz = r.i;
+	r09_put(&r, I_JEQ_IMM(BPF_REG_3, 0, 0));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_3, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_2, BPF_REG_3, 8));
+	r09_ret0(&r);
+	r09_land(&r, jz);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_3, 1));
+	r09_put(&r, I_STX_DW(BPF_REG_2, BPF_REG_3, 8));
+	r09_ret0(&r);
+	r09_check(t, &r, r09_ours_612() ? R09_LOOP : R09_OK);
+}
+
+#define I_KFUNC(id) ((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id })
+
+/*
+ * An open-coded iterator loop around bpf_loop (bpf_for(i, 0, 100)
+ * bpf_loop(4, cb, &fp-8)): the caller's loop is bounded by the iterator
+ * and converges at bpf_iter_num_next(). 6.1 has no bpf_iter_num.
+ */
+static void review09_iter_around_loop(struct kt *t, const void *arg)
+{
+	struct btf *vm = btf__load_vmlinux_btf();
+	int id_new, id_next, id_destroy, head, jd;
+	struct r09 r = { 0 };
+
+	id_new = vm ? btf__find_by_name_kind(vm, "bpf_iter_num_new", BTF_KIND_FUNC) : -1;
+	id_next = vm ? btf__find_by_name_kind(vm, "bpf_iter_num_next", BTF_KIND_FUNC) : -1;
+	id_destroy = vm ? btf__find_by_name_kind(vm, "bpf_iter_num_destroy", BTF_KIND_FUNC) : -1;
+	btf__free(vm);
+	if (id_new < 0 || id_next < 0 || id_destroy < 0) {
+		kt_skip(t, "no bpf_iter_num kfuncs in this kernel's BTF");
+		return;
+	}
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8));
+	r09_put(&r, I_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	r09_put(&r, I_ADD64_IMM(BPF_REG_1, -16));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_2, 0));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_3, 100));
+	r09_put(&r, I_KFUNC(id_new));
+	head = r.i;
+	r09_put(&r, I_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	r09_put(&r, I_ADD64_IMM(BPF_REG_1, -16));
+	r09_put(&r, I_KFUNC(id_next));
+	jd = r.i;
+	r09_put(&r, I_JEQ_IMM(BPF_REG_0, 0, 0));
+	r09_loop(&r, 4, 1, BPF_REG_10, -8);
+	r09_back(&r, I_JA(0), head);
+	r09_land(&r, jd);
+	r09_put(&r, I_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	r09_put(&r, I_ADD64_IMM(BPF_REG_1, -16));
+	r09_put(&r, I_KFUNC(id_destroy));
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	r09_check(t, &r, R09_OK);
+}
+
+/*
  * Fourth review (0048), finding 1: a callback's BPF_CMPXCHG loads its
  * caller's slot into r0, which is neither the instruction's dst nor src
  * register: backtracking let the value go where 0048 must mark every
@@ -1483,6 +2057,27 @@ int main(int argc, char **argv)
 		{ "review_caller_loop_reset", KT_COMMON, review_caller_loop_reset,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "review_cmpxchg_reads_caller", KT_BEYOND, review_cmpxchg_reads_caller },
+		/* attacker review of patches/6.12 0009: verdicts per kernel inside */
+		{ "review09_cb_ends_loop_done", KT_COMMON, review09_cb_ends_loop, (void *)1 },
+		{ "review09_cb_ends_loop_counter", KT_COMMON, review09_cb_ends_loop, NULL },
+		{ "review09_bounded_caller_loop", KT_COMMON, review09_bounded_caller_loop },
+		{ "review09_nested2", KT_COMMON, review09_nested, R09_NEST(2, 0, 0) },
+		{ "review09_nested3_body40", KT_COMMON, review09_nested, R09_NEST(3, 40, 0) },
+		{ "review09_nested3_set5", KT_COMMON, review09_nested, R09_NEST(3, 40, 1) },
+		{ "review09_nested5_set5", KT_COMMON, review09_nested, R09_NEST(5, 40, 1) },
+		{ "review09_nested7_set5_body2000", KT_COMMON, review09_nested,
+		  R09_NEST(7, 2000, 1) },
+		{ "review09_nested2_set5_big", KT_COMMON, review09_nested,
+		  R09_NEST(2, R09_BIG_BODY, 1) },
+		{ "review09_caller_loop_in_cb", KT_COMMON, review09_caller_loop_in_cb },
+		{ "review09_subprog_in_caller_loop", KT_COMMON, review09_subprog_in_caller_loop },
+		{ "review09_for_each_in_caller_loop", KT_COMMON, review09_for_each_in_caller_loop },
+		{ "review09_loop_in_for_each", KT_COMMON, review09_loop_in_for_each },
+		{ "review09_reset_for_each", KT_COMMON, review09_reset_elsewhere, (void *)0 },
+		{ "review09_reset_in_cb", KT_COMMON, review09_reset_elsewhere, (void *)1 },
+		{ "review09_reset_in_subprog", KT_COMMON, review09_reset_elsewhere, (void *)2 },
+		{ "review09_toggle", KT_COMMON, review09_toggle },
+		{ "review09_iter_around_loop", KT_COMMON, review09_iter_around_loop },
 		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
 		/* fifth review (0050, 0051): findings, red until fixed */
 		{ "review51_pruned_before_store", KT_COMMON, review51_pruned_before_store },
