@@ -79,10 +79,12 @@ test-sched-ext: deps
 	@BASE=6.12 $(S)/sched-ext.sh stock baseline ours
 
 # The tree's own selftests/bpf built from stock, run on stock and ours;
-# any difference not in tests/upstream/differences.txt fails. `make test`
-# runs them with test_progs' tests listed in tests/upstream/progs.list.
+# any difference not in tests/upstream/BASE/differences.txt fails. `make
+# test` runs them with test_progs' tests listed in
+# tests/upstream/BASE/progs.list; this target all of test_progs, on each
+# base unless BASE is given.
 test-upstream: deps
-	@$(S)/upstream.sh --full
+	@for b in $(RUN_BASES); do BASE=$$b $(S)/upstream.sh --full || exit 1; done
 
 # The lock suites again on ours with bpf_jit_enable=0: the interpreter and
 # the helpers instead of the JIT's inline lock. Kfuncs (the pair), fentry
