@@ -755,10 +755,21 @@ static const struct guard_case bucket_cycle = {
 	"nmi_bucket", true, false, "freelist_lock", "tc_inc_slow"
 };
 
+/*
+ * The beyond cases need 6.1's guard (0010, 0014): on another base no
+ * kernel has it yet, and nmi_bucket_cycle deadlocks all three, at times
+ * every CPU, the watchdog's too. They are not judged there (issue 37).
+ */
+static void skip_without_guard(struct kt *t, const void *arg)
+{
+	kt_skip(t, "needs 6.1's NMI/tracing guard (0010, 0014), not in the %s series yet (issue 37)",
+		kt_base());
+}
+
 int main(int argc, char **argv)
 {
 	/* the ones that may end the guest on a kernel without the guard last */
-	static const struct kt_case cases[] = {
+	static struct kt_case cases[] = {
 		{ "nmi_no_lock", KT_FEATURE, guard_storm, &nmi_plain },
 		/* stock survives it: the slow path fires the tracepoint before
 		 * the CPU queues, and the nested lock saves its flags first
@@ -776,6 +787,12 @@ int main(int argc, char **argv)
 		{ "nmi_storm", KT_BEYOND, guard_storm, &nmi_lock },
 	};
 
+	unsigned int i;
+
+	if (strcmp(kt_base(), "6.1"))
+		for (i = 0; i < KT_ARRAY_SIZE(cases); i++)
+			if (cases[i].kind == KT_BEYOND)
+				cases[i].fn = skip_without_guard;
 	serial_irq_to_cpu0();
 	guard_cases = cases;
 	guard_ncases = KT_ARRAY_SIZE(cases);
