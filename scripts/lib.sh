@@ -193,3 +193,30 @@ kernel_key() {
 		echo "recipe $KERNEL_RECIPE"
 	} | sha256sum | cut -c1-16
 }
+
+# A kernel's image: the bzImage named by ${PREFIX}_IMAGE_<variant> (to
+# judge images already built, e.g. UPSTREAM_IMAGE_ours), else
+# scripts/kernel.sh's (built when out of date).
+image_for() { # PREFIX VARIANT
+	local var=${1}_IMAGE_$2
+	if [ -n "${!var:-}" ]; then
+		[ -f "${!var}" ] || die "$var: no such image '${!var}'"
+		echo "${!var}"
+	else
+		"$BPFLOCK_ROOT/scripts/kernel.sh" "$2"
+	fi
+}
+
+# Install the Debian packages given that are missing (root), or say how.
+need_debs() { # PACKAGE...
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run: sudo apt-get install ${missing[*]}"
+	say "installing ${missing[*]}"
+	apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian mirror"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		die "apt-get install failed for: ${missing[*]}"
+}

@@ -45,30 +45,11 @@ results=$(results_root)/sched_ext
 
 # A kernel's image: SCX_IMAGE_<variant> (a bzImage, to judge images
 # already built), or scripts/kernel.sh (builds it when out of date).
-kernel_image() {
-	local var=SCX_IMAGE_$1
-	if [ -n "${!var:-}" ]; then
-		[ -f "${!var}" ] || die "$var: no such image '${!var}'"
-		echo "${!var}"
-	else
-		"$BPFLOCK_ROOT/scripts/kernel.sh" "$1"
-	fi
-}
+kernel_image() { image_for SCX "$1"; }
 
 # tools/sched_ext's Makefile with LLVM=-16: its README asks for clang >= 16
 # (Debian 12's default clang is 14).
-need_packages() {
-	local p missing=()
-	for p in clang-16 llvm-16 lld-16 libelf-dev zlib1g-dev; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -gt 0 ] || return 0
-	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run: sudo apt-get install ${missing[*]}"
-	say "installing ${missing[*]}"
-	apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian mirror"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-		die "apt-get install failed for: ${missing[*]}"
-}
+need_packages() { need_debs clang-16 llvm-16 lld-16 libelf-dev zlib1g-dev; }
 
 # The schedulers' source: tools/ of the stock tree (commit 'base' of the
 # source repository) and what tools/ builds from, exported once per tree

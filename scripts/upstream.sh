@@ -63,30 +63,11 @@ results=${UPSTREAM_RESULTS:-$(results_root)/upstream}
 # A kernel's image: scripts/kernel.sh (builds it when out of date), or
 # UPSTREAM_IMAGE_<variant> (a bzImage beside its vmlinux, as kernel.sh
 # leaves them) to judge images already built.
-kernel_image() {
-	local var=UPSTREAM_IMAGE_$1
-	if [ -n "${!var:-}" ]; then
-		[ -f "${!var}" ] || die "$var: no such image '${!var}'"
-		echo "${!var}"
-	else
-		"$BPFLOCK_ROOT/scripts/kernel.sh" "$1"
-	fi
-}
+kernel_image() { image_for UPSTREAM "$1"; }
 
 # Debian's clang of the base (the selftests' BPF compiler), lld for
 # urandom_read.
-need_packages() {
-	local p missing=()
-	for p in clang-$llvm llvm-$llvm lld-$llvm lld libelf-dev zlib1g-dev libssl-dev rsync python3; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -gt 0 ] || return 0
-	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run: sudo apt-get install ${missing[*]}"
-	say "installing ${missing[*]}"
-	apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian mirror"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-		die "apt-get install failed for: ${missing[*]}"
-}
+need_packages() { need_debs clang-$llvm llvm-$llvm lld-$llvm lld libelf-dev zlib1g-dev libssl-dev rsync python3; }
 
 # The harness patches: the shared ones, then the base's own (one ls each:
 # one ls would sort them together).
