@@ -2014,7 +2014,7 @@ static void runs(struct kt *t, const void *arg)
 int main(int argc, char **argv)
 {
 	static const struct kt_case cases[] = {
-		{ "verdicts", KT_BEYOND, verdicts },
+		{ "verdicts", KT_BEYOND, verdicts, KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "runs", KT_FEATURE, runs },
 	};
 

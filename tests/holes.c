@@ -2022,12 +2022,14 @@ int main(int argc, char **argv)
 	/* the outside review of 0025-0029 */
 	static struct embedded_obj o_rv;
 	static const struct kt_case extra[] = {
-		{ "prune_reg", KT_BEYOND, prune_refused, (void *)VIA_REG },
-		{ "prune_spill", KT_BEYOND, prune_refused, (void *)VIA_SPILL },
-		{ "prune_callee", KT_BEYOND, prune_refused, (void *)VIA_CALLEE },
+		{ "prune_reg", KT_BEYOND, prune_refused, (void *)VIA_REG, KT_ON_BASE("6.12", KT_FEATURE) },
+		{ "prune_spill", KT_BEYOND, prune_refused, (void *)VIA_SPILL, KT_ON_BASE("6.12", KT_FEATURE) },
+		{ "prune_callee", KT_BEYOND, prune_refused, (void *)VIA_CALLEE,
+		  KT_ON_BASE("6.12", KT_FEATURE) },
 		/* stock refuses this one as well: its loop states are not pruned */
 		{ "prune_loop", KT_FEATURE, prune_refused, (void *)VIA_LOOP },
-		{ "prune_maybe_null", KT_BEYOND, prune_refused, (void *)VIA_MAYBE_NULL },
+		{ "prune_maybe_null", KT_BEYOND, prune_refused, (void *)VIA_MAYBE_NULL,
+		  KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "prune_reg_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_REG },
 		{ "prune_maybe_null_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_MAYBE_NULL },
 		{ "prune_spill_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_SPILL },
@@ -2035,9 +2037,11 @@ int main(int argc, char **argv)
 		{ "prune_loop_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_LOOP },
 		{ "leak_demo", KT_BEYOND, leak_demo },
 		{ "inner_map_array_lock_refused", KT_BEYOND, inner_map_lock_refused,
-		  (void *)BPF_MAP_TYPE_ARRAY_OF_MAPS },
+		  (void *)BPF_MAP_TYPE_ARRAY_OF_MAPS,
+		  KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "inner_map_hash_lock_refused", KT_BEYOND, inner_map_lock_refused,
-		  (void *)BPF_MAP_TYPE_HASH_OF_MAPS },
+		  (void *)BPF_MAP_TYPE_HASH_OF_MAPS,
+		  KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "inner_map_same_layout", KT_COMMON, inner_map_same_layout,
 		  (void *)BPF_MAP_TYPE_ARRAY_OF_MAPS },
 		{ "iter_store_lock_word", KT_BEYOND, iter_write, &iter_store_lock },
@@ -2047,7 +2051,8 @@ int main(int argc, char **argv)
 		{ "ext_of_tracing_refused", KT_BEYOND, ext_of_tracing_refused },
 		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
 		/* the outside review of 0025-0029; the rest in holes_review.bpf.c */
-		{ "review_linked_scalars", KT_BEYOND, review_linked_scalars, (void *)1 },
+		{ "review_linked_scalars", KT_BEYOND, review_linked_scalars, (void *)1,
+		  KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "review_linked_scalars_twin", KT_COMMON, review_linked_scalars, NULL },
 		{ "review_one_budget", KT_BEYOND, review_one_budget, (void *)(2 * BUDGET_BODY) },
 		{ "review_one_budget_twin", KT_BEYOND, review_one_budget, (void *)BUDGET_BODY },
@@ -2056,7 +2061,8 @@ int main(int argc, char **argv)
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "review_caller_loop_reset", KT_COMMON, review_caller_loop_reset,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
-		{ "review_cmpxchg_reads_caller", KT_BEYOND, review_cmpxchg_reads_caller },
+		{ "review_cmpxchg_reads_caller", KT_BEYOND, review_cmpxchg_reads_caller,
+		  KT_ON_BASE("6.12", KT_COMMON) },
 		/* attacker review of patches/6.12 0009: verdicts per kernel inside */
 		{ "review09_cb_ends_loop_done", KT_COMMON, review09_cb_ends_loop, (void *)1 },
 		{ "review09_cb_ends_loop_counter", KT_COMMON, review09_cb_ends_loop, NULL },

@@ -294,8 +294,8 @@ int main(int argc, char **argv)
 		{ "lru_flag_commands", KT_BEYOND, lru_flag_commands },
 		{ "lru_eviction_storm", KT_BEYOND, lru_storm, "lru" },
 		{ "lru_no_common_eviction_storm", KT_BEYOND, lru_storm, "lru_nc" },
-		{ "inner_swap_storm", KT_BEYOND, inner_swap_storm },
-		{ "inner_layout_refused", KT_BEYOND, inner_layout_refused },
+		{ "inner_swap_storm", KT_BEYOND, inner_swap_storm, KT_ON_BASE("6.12", KT_FEATURE) },
+		{ "inner_layout_refused", KT_BEYOND, inner_layout_refused, KT_ON_BASE("6.12", KT_FEATURE) },
 	};
 	struct embedded_obj o = EMBEDDED_OBJ(lru_inner);
 	struct kt_case *annotated, *all;

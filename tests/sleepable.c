@@ -644,18 +644,20 @@ out:
 #define ONE(k) ((void *)(unsigned long)(1u << (k)))
 
 static const struct kt_case fixed[] = {
-	{ "fentry_s_shared", KT_BEYOND, shared_element, ONE(FENTRY) },
-	{ "fexit_s_shared", KT_BEYOND, shared_element, ONE(FEXIT) },
-	{ "fmod_ret_s_shared", KT_BEYOND, shared_element, ONE(FMOD_RET) },
-	{ "lsm_s_shared", KT_BEYOND, shared_element, ONE(LSM) },
-	{ "iter_s_shared", KT_BEYOND, shared_element, ONE(ITER) },
+	{ "fentry_s_shared", KT_BEYOND, shared_element, ONE(FENTRY), KT_ON_BASE("6.12", KT_FEATURE) },
+	{ "fexit_s_shared", KT_BEYOND, shared_element, ONE(FEXIT), KT_ON_BASE("6.12", KT_FEATURE) },
+	{ "fmod_ret_s_shared", KT_BEYOND, shared_element, ONE(FMOD_RET),
+		  KT_ON_BASE("6.12", KT_FEATURE) },
+	{ "lsm_s_shared", KT_BEYOND, shared_element, ONE(LSM), KT_ON_BASE("6.12", KT_FEATURE) },
+	{ "iter_s_shared", KT_BEYOND, shared_element, ONE(ITER), KT_ON_BASE("6.12", KT_FEATURE) },
 	{ "uprobe_s_shared", KT_BEYOND, shared_element, ONE(UPROBE) },
-	{ "syscall_shared", KT_BEYOND, shared_element, ONE(SYSCALL) },
-	{ "copy_then_lock_shared", KT_BEYOND, shared_element, ONE(COPY) },
+	{ "syscall_shared", KT_BEYOND, shared_element, ONE(SYSCALL), KT_ON_BASE("6.12", KT_FEATURE) },
+	{ "copy_then_lock_shared", KT_BEYOND, shared_element, ONE(COPY),
+		  KT_ON_BASE("6.12", KT_FEATURE) },
 	{ "all_types_at_once", KT_BEYOND, shared_element,
 	  (void *)(unsigned long)((1u << NR_KINDS) - 1) },
-	{ "outer_swap_shared", KT_BEYOND, outer_storm, "swap" },
-	{ "outer_churn", KT_BEYOND, outer_storm, "churn" },
+	{ "outer_swap_shared", KT_BEYOND, outer_storm, "swap", KT_ON_BASE("6.12", KT_FEATURE) },
+	{ "outer_churn", KT_BEYOND, outer_storm, "churn", KT_ON_BASE("6.12", KT_FEATURE) },
 };
 
 int main(int argc, char **argv)

@@ -442,7 +442,7 @@ static const struct kt_case cases[] = {
 	{ "mixed", KT_FEATURE, mixed },
 	/* the same with bpf_spin_lock_pair() among the programs (0022) */
 	{ "mixed_pairs", KT_BEYOND, mixed, "pairs" },
-	{ "churn", KT_BEYOND, churn },
+	{ "churn", KT_BEYOND, churn, KT_ON_BASE("6.12", KT_BEYOND) },
 };
 
 int main(int argc, char **argv)

@@ -210,7 +210,6 @@ int load_one_logged(const struct embedded_obj *o, const char *prog,
 	return err;
 }
 
-/* Collect the "expect:" decl tags attached to the program's function. */
 /* A tag of this kernel's base ("expect@6.12:..."), past its prefix, or NULL. */
 static const char *base_tag(const char *tag)
 {
@@ -221,7 +220,6 @@ static const char *base_tag(const char *tag)
 	return tag + 8 + n;
 }
 
-/* After the general tags: what this kernel's base does instead. */
 /* The next tag of function @func_id itself after type id *@i, or NULL */
 static const char *next_func_tag(const struct btf *btf, __u32 func_id, __u32 *i)
 {
@@ -237,6 +235,7 @@ static const char *next_func_tag(const struct btf *btf, __u32 func_id, __u32 *i)
 	return NULL;
 }
 
+/* After the general tags: what this kernel's base does instead. */
 static void read_base_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 {
 	const char *name, *tag;
@@ -264,6 +263,7 @@ static void read_base_tags(const struct btf *btf, __u32 func_id, struct expect *
 	}
 }
 
+/* Collect the "expect:" decl tags attached to the program's function. */
 static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 {
 	const char *tag;
@@ -436,6 +436,33 @@ out:
 	free(log);
 }
 
+/*
+ * The case's kind on the one base that decided otherwise, from a tag
+ * __on("6.12", "kind=feature"); read whatever the base under test, since
+ * `--list` runs on the host and names the base ($BASE) itself.
+ */
+static void read_base_kind(const struct btf *btf, __u32 func_id, struct kt_case *c)
+{
+	static const char *const kinds[] = {
+		[KT_FEATURE] = "feature", [KT_COMMON] = "common",
+		[KT_ABSENT] = "absent", [KT_BEYOND] = "beyond",
+	};
+	const char *tag, *kind;
+	__u32 i = 0, k;
+
+	while ((tag = next_func_tag(btf, func_id, &i))) {
+		kind = strstr(tag, ":kind=");
+		if (strncmp(tag, "expect@", 7) || !kind)
+			continue;
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			if (strcmp(kind + 6, kinds[k]))
+				continue;
+			c->base = strndup(tag + 7, kind - tag - 7);
+			c->base_kind = k;
+		}
+	}
+}
+
 int annotated_cases(const struct embedded_obj *o, struct kt_case **cases)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o->name);
@@ -472,6 +499,7 @@ int annotated_cases(const struct embedded_obj *o, struct kt_case **cases)
 			.fn = run_annotated,
 			.arg = e,
 		};
+		read_base_kind(btf, id, &out[n]);
 		n++;
 	}
 	/* Keep the object's BTF alive: names above point into it. */

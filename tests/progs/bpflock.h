@@ -30,6 +30,8 @@
  * a rule that base decided otherwise: __on("6.12", "errno=EINVAL"),
  * __on("6.12", "msg=..."), __on("6.12", "success"), __on("6.12", "failure")
  * (with that base's errno and words). A base's messages replace the others.
+ * __on("6.12", "kind=feature"): the case's kind there (see __common), for a
+ * guarantee that base's stock tree gives too.
  */
 #define __on(base, x)	__attribute__((btf_decl_tag("expect@" base ":" x)))
 /* Expected on every kernel variant (default: only where the feature is). */

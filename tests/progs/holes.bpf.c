@@ -36,6 +36,7 @@ static long lock_and_count(struct bpf_map *map, int *key, struct elem *val, void
  * the program ("verifier internal error" on ours before the fix).
  */
 SEC("tc") __beyond __success __retval(4)
+__on("6.12", "kind=feature")
 int cb_lock_unlock(struct __sk_buff *skb)
 {
 	return bpf_for_each_map_elem(&amap, lock_and_count, NULL, 0);
@@ -237,6 +238,7 @@ int loop_zero_calls(struct __sk_buff *skb)
 
 /* Run by run: after zero runs b is still NULL, and that path is walked. */
 SEC("tc") __beyond __failure __msg("R1 type=scalar expected=map_value") __errno(EACCES)
+__on("6.12", "kind=feature")
 int loop_zero_calls_runs(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -284,6 +286,7 @@ int loop_scalar_over_pointer(struct __sk_buff *skb)
 
 /* Run by run: the second run locks through the scalar 8. */
 SEC("tc") __beyond __failure __msg("R1 type=scalar expected=map_value") __errno(EACCES)
+__on("6.12", "kind=feature")
 int loop_scalar_over_pointer_runs(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -342,6 +345,7 @@ static long zero_it(__u32 i, long *c)
  * (attacker review S1). Stock accepts it.
  */
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+__on("6.12", "kind=feature")
 int loop_scalar_hides_exit(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -412,6 +416,7 @@ int loop_builds_dynptr(struct __sk_buff *skb)
 
 /* Run by run: after zero runs there is no dynptr to read through. */
 SEC("tc") __beyond __failure __msg("Expected an initialized dynptr") __errno(EINVAL)
+__on("6.12", "kind=common")
 int loop_builds_dynptr_runs(struct __sk_buff *skb)
 {
 	struct bpf_dynptr d;
@@ -449,6 +454,7 @@ static long write_out(struct bpf_map *map, int *key, struct elem *val, struct sc
 
 /* out may be 1 (no element) or 0: the return holding the lock is walked. */
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+__on("6.12", "kind=feature")
 int hash_cb_scalar_hides_exit(struct __sk_buff *skb)
 {
 	struct scalars c = { .keep = 0, .out = 1 };
@@ -591,6 +597,7 @@ int loop_leaks_callee_stack(struct __sk_buff *skb)
  * pruned against the path with it (the dynptr's slots are read).
  */
 SEC("tc") __beyond __failure __msg("Expected an initialized dynptr") __errno(EINVAL)
+__on("6.12", "kind=common")
 int dynptr_maybe_uninit(struct __sk_buff *skb)
 {
 	int k0 = 0, buf;

@@ -199,6 +199,7 @@ int prune_stack_read_via_pointer(struct __sk_buff *skb)
  */
 SEC("tc") __beyond __failure __msg("dynptr has to be at a constant offset")
 __errno(EINVAL)
+__on("6.12", "kind=common")
 int dynptr_var_off_forged(struct __sk_buff *skb)
 {
 	struct {
@@ -323,6 +324,7 @@ int sub_tail_call_skips_swap_back(struct __sk_buff *skb)
  */
 SEC("tc") __beyond __failure __msg("invalid access to map value")
 __errno(EACCES)
+__on("6.12", "kind=common")
 int prune_scalar_ids(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -431,6 +433,7 @@ static long copy_a_to_b(__u32 i, struct two_elems *c)
 
 SEC("tc") __beyond __failure __msg("R1 type=scalar expected=map_value")
 __errno(EACCES)
+__on("6.12", "kind=feature")
 int loop_flags_nonzero(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -456,6 +459,7 @@ static long copy_a_to_b_elem(struct bpf_map *map, int *key, struct elem *val,
 
 SEC("tc") __beyond __failure __msg("R1 type=scalar expected=map_value")
 __errno(EACCES)
+__on("6.12", "kind=feature")
 int for_each_flags_unknown(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -736,6 +740,7 @@ static long chain_cb(struct bpf_map *map, int *key, struct elem *val, struct cha
 }
 
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+__on("6.12", "kind=feature")
 int hash_cb_write_chain(struct __sk_buff *skb)
 {
 	struct chain c = {};
@@ -962,6 +967,7 @@ int find_vma_zero_runs(void *ctx)
  */
 SEC("tc") __beyond __failure __msg("Expected an initialized dynptr")
 __errno(EINVAL)
+__on("6.12", "kind=common")
 int dynptr_second_slot_reused(struct __sk_buff *skb)
 {
 	struct {

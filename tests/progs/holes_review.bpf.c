@@ -98,6 +98,7 @@ static __attribute__((noinline)) int tail_call_sub(struct __sk_buff *skb)
 }
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_tail_call_stale_packet(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
@@ -137,6 +138,7 @@ static long write_slot(__u32 i, __u64 *slot)
 }
 
 SEC("tc") __beyond __failure __caps_bpf __errno(EACCES) __msg("invalid read from stack")
+__on("6.12", "kind=common")
 int review_zero_runs_uninit(struct __sk_buff *skb)
 {
 	__u64 slot;
@@ -146,6 +148,7 @@ int review_zero_runs_uninit(struct __sk_buff *skb)
 }
 
 SEC("tc") __beyond __failure __caps_bpf __errno(EACCES) __msg("invalid read from stack")
+__on("6.12", "kind=common")
 int review_zero_runs_uninit_bounded(struct __sk_buff *skb)
 {
 	__u64 slot;
@@ -237,18 +240,21 @@ static long reload_then_change_head(__u32 i, struct pctx *c)
 	return 0
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_cb_change_head_next_run(struct __sk_buff *skb)
 {
 	PKT_LOOP(1000, write_then_change_head);
 }
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_cb_change_head_next_run_bounded(struct __sk_buff *skb)
 {
 	PKT_LOOP(2, write_then_change_head);
 }
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_cb_tail_call_next_run(struct __sk_buff *skb)
 {
 	PKT_LOOP(1000, write_then_tail_call);
@@ -294,12 +300,14 @@ static __attribute__((noinline)) int static_change_head(struct __sk_buff *skb)
 	return ret + *(volatile __u8 *)(data + 7)
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_global_change_head_stale(struct __sk_buff *skb)
 {
 	PKT_CALL(review_global_change_head);
 }
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_global_tail_call_stale(struct __sk_buff *skb)
 {
 	PKT_CALL(review_global_tail_call);
@@ -431,6 +439,7 @@ static __naked __attribute__((used)) long cb_write_slot(void)
 }
 
 SEC("tc") __beyond __failure __caps_bpf __errno(EACCES) __msg("invalid read from stack")
+__on("6.12", "kind=common")
 __naked int review_u64_count_zero_runs(void)
 {
 	asm volatile(
@@ -472,6 +481,7 @@ static long outer_by_address(__u32 i, struct fctx *c)
 }
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
+__on("6.12", "kind=common")
 int review_cb_address_through_stack(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;

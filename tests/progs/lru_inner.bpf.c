@@ -115,6 +115,7 @@ struct {
 
 /* run by tests/lru_inner.c; loads on ours only */
 SEC("tc") __beyond __success
+__on("6.12", "kind=feature")
 int inner_bump(struct __sk_buff *skb)
 {
 	int k = 0;
@@ -137,6 +138,7 @@ int inner_bump(struct __sk_buff *skb)
 /* The verifier checks lock arguments against the template. */
 SEC("tc") __beyond __failure __msg("bpf_spin_lock cannot be accessed directly by load/store")
 __errno(EACCES)
+__on("6.12", "kind=feature")
 int inner_store_lock_word(struct __sk_buff *skb)
 {
 	int k = 0;
@@ -154,6 +156,7 @@ int inner_store_lock_word(struct __sk_buff *skb)
 }
 
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+__on("6.12", "kind=feature")
 int inner_exit_holding(struct __sk_buff *skb)
 {
 	int k = 0;

@@ -112,6 +112,7 @@ int tc_bump(struct __sk_buff *skb)
 
 /* run by tests/sleepable.c; loads on ours only */
 SEC("fentry.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
+__on("6.12", "kind=feature")
 int fentry_s_bump(void *ctx)
 {
 	if (from_test())
@@ -120,6 +121,7 @@ int fentry_s_bump(void *ctx)
 }
 
 SEC("fexit.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
+__on("6.12", "kind=feature")
 int fexit_s_bump(void *ctx)
 {
 	if (from_test())
@@ -129,6 +131,7 @@ int fexit_s_bump(void *ctx)
 
 /* returns 0: getpgid() runs and returns as usual */
 SEC("fmod_ret.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
+__on("6.12", "kind=feature")
 int fmod_ret_s_bump(void *ctx)
 {
 	if (from_test())
@@ -138,6 +141,7 @@ int fmod_ret_s_bump(void *ctx)
 
 /* file_open is one of the sleepable LSM hooks; 0 lets the open proceed */
 SEC("lsm.s/file_open") __beyond __success __load_only
+__on("6.12", "kind=feature")
 int lsm_s_bump(void *ctx)
 {
 	if (from_test())
@@ -147,6 +151,7 @@ int lsm_s_bump(void *ctx)
 
 /* One 8-byte record per task visited: user space counts the visits. */
 SEC("iter.s/task") __beyond __success __load_only
+__on("6.12", "kind=feature")
 int iter_s_bump(struct bpf_iter__task *ctx)
 {
 	__u64 one = 1;
@@ -168,6 +173,7 @@ int uprobe_s_bump(void *ctx)
 
 /* run by BPF_PROG_RUN from user space; returns 0 after its increment */
 SEC("syscall") __beyond __success __load_only
+__on("6.12", "kind=feature")
 int syscall_bump(void *ctx)
 {
 	return ADD(K_SYSCALL, 1);
@@ -178,6 +184,7 @@ int syscall_bump(void *ctx)
  * page in and sleep, then the amount it read is added under the lock.
  */
 SEC("syscall") __beyond __success __load_only
+__on("6.12", "kind=feature")
 int copy_then_lock(struct copy_ctx *ctx)
 {
 	long n = 0;
@@ -229,6 +236,7 @@ int copy_under_lock_fentry(void *ctx)
 /* The usual exit rule: no sleepable program returns holding the lock. */
 SEC("lsm.s/file_open") __beyond __failure __errno(EINVAL)
 __msg("bpf_spin_unlock is missing: release the lock on every path before exit")
+__on("6.12", "kind=beyond")
 int exit_locked_lsm(void *ctx)
 {
 	int key = 0;
@@ -245,6 +253,7 @@ int exit_locked_lsm(void *ctx)
 /* held on one path only */
 SEC("syscall") __beyond __failure __errno(EINVAL)
 __msg("bpf_spin_unlock is missing: release the lock on every path before exit")
+__on("6.12", "kind=beyond")
 int exit_locked_syscall(struct copy_ctx *ctx)
 {
 	int key = 0;

@@ -69,6 +69,7 @@ static __always_inline int outer_add(long n)
 
 /* the contender, on every vCPU */
 SEC("tc") __beyond __success __retval(0)
+__on("6.12", "kind=feature")
 int outer_tc_bump(struct __sk_buff *skb)
 {
 	return outer_add(1);
@@ -79,6 +80,7 @@ int outer_tc_bump(struct __sk_buff *skb)
  * the lookup of the inner map and the lock of its element.
  */
 SEC("syscall") __beyond __success __load_only
+__on("6.12", "kind=feature")
 int outer_lock_syscall(struct copy_ctx *ctx)
 {
 	int key = 0;
@@ -95,6 +97,7 @@ int outer_lock_syscall(struct copy_ctx *ctx)
 }
 
 SEC("fentry.s/__x64_sys_getpgid") __needs_error_injection __beyond __success __load_only
+__on("6.12", "kind=feature")
 int outer_lock_fentry_s(void *ctx)
 {
 	outer_add(1);
@@ -102,6 +105,7 @@ int outer_lock_fentry_s(void *ctx)
 }
 
 SEC("lsm.s/file_open") __beyond __success __load_only
+__on("6.12", "kind=feature")
 int outer_lock_lsm_s(void *ctx)
 {
 	outer_add(1);

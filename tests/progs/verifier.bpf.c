@@ -232,6 +232,7 @@ static __noinline int add_one(int x)
 
 /* a bpf-to-bpf call inside the locked region: static, so ours allows it */
 SEC("tc") __beyond __success __retval(0)
+__on("6.12", "kind=feature")
 int subprog_call_locked(struct __sk_buff *skb)
 {
 	struct elem *e = elem0();
