@@ -403,9 +403,13 @@ static long build_dynptr(__u32 i, struct bpf_dynptr *d)
  * A dynptr is a pointer: one a callback builds in its caller's stack is
  * there after one run and not after zero (attacker review D1 forged one
  * over a lock word this way). Stock accepts it.
+ *
+ * Sound on 6.12: the zero-run path is walked, and a use refused there
+ * (loop_builds_dynptr_runs).
  */
 SEC("tc") __beyond __failure __msg("a callback cannot create or release a dynptr")
 __errno(EACCES)
+__on("6.12", "success") __on("6.12", "kind=feature")
 int loop_builds_dynptr(struct __sk_buff *skb)
 {
 	struct bpf_dynptr d;
@@ -526,9 +530,13 @@ static long swap_in_caller(struct bpf_map *map, int *key, struct elem *val,
 /*
  * A bounded callback inside an unbounded one: the pointers it swaps lie
  * below the unbounded one, which may run any number of times.
+ *
+ * Sound on 6.12, which walks both callbacks to convergence: every path
+ * locks and unlocks the same c.a.
  */
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
+__on("6.12", "success") __on("6.12", "kind=feature")
 int hash_cb_nested_swap(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;

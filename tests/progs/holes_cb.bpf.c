@@ -267,6 +267,7 @@ static long swap_tail_swap(__u32 i, struct swap_ctx *c)
 
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock of different lock")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL") __on("6.12", "kind=beyond")
 int cb_tail_call_skips_swap_back(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;
@@ -295,6 +296,7 @@ static __attribute__((noinline)) int sub_swap_tail_swap(struct swap_ctx *c)
 /* The same through a plain static subprogram (stock too). */
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock of different lock")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL") __on("6.12", "kind=beyond")
 int sub_tail_call_skips_swap_back(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;
