@@ -25,6 +25,9 @@
  *   compared with eight MISC or ZERO bytes) and 0051 (a store into a
  *   caller's slot through a pointer left imprecise): two findings, red
  *   until fixed, and guards.
+ * - progs/holes612.bpf.c (annotated, 6.12 only): an attacker review of the
+ *   6.12 series' 0010-0012 (for_each values as one lock, inner maps'
+ *   locks in tracing programs, callbacks that only tail-call).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -2099,24 +2102,29 @@ int main(int argc, char **argv)
 		/* stock walks the callback once, from fp-8 = 0: accepted */
 		{ "review51_guard_loop", KT_BEYOND, review51_guard_loop },
 	};
-	struct kt_case *cases, *cb_cases, *rv_cases;
-	int n, n_cb, n_rv, i;
+	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
+	struct embedded_obj o_612 = EMBEDDED_OBJ(holes612);
+	int n, n_cb, n_rv, n_612, i;
 
 	o_cb = EMBEDDED_OBJ(holes_cb);
 	o_rv = EMBEDDED_OBJ(holes_review);
 	n = annotated_cases(&o, &cases);
 	n_cb = annotated_cases(&o_cb, &cb_cases);
 	n_rv = annotated_cases(&o_rv, &rv_cases);
-	if (n < 0 || n_cb < 0 || n_rv < 0) {
+	n_612 = annotated_cases(&o_612, &c612_cases);
+	if (n < 0 || n_cb < 0 || n_rv < 0 || n_612 < 0) {
 		fprintf(stderr, "cannot read the programs of %s\n",
-			n < 0 ? o.name : n_cb < 0 ? o_cb.name : o_rv.name);
+			n < 0 ? o.name : n_cb < 0 ? o_cb.name : n_rv < 0 ? o_rv.name : o_612.name);
 		return 1;
 	}
-	cases = realloc(cases, (n + n_cb + n_rv + KT_ARRAY_SIZE(extra)) * sizeof(*cases));
+	cases = realloc(cases, (n + n_cb + n_rv + n_612 + KT_ARRAY_SIZE(extra)) *
+			       sizeof(*cases));
 	for (i = 0; i < n_cb; i++)
 		cases[n++] = cb_cases[i];
 	for (i = 0; i < n_rv; i++)
 		cases[n++] = rv_cases[i];
+	for (i = 0; i < n_612; i++)
+		cases[n++] = c612_cases[i];
 	for (i = 0; i < (int)KT_ARRAY_SIZE(extra); i++)
 		cases[n++] = extra[i];
 	return kt_main(argc, argv, "holes", cases, n);

@@ -25,6 +25,7 @@ struct expect {
 	bool load_only;		/* a type BPF_PROG_TEST_RUN cannot run */
 	bool needs_error_injection;
 	bool caps_bpf;		/* load with CAP_BPF and CAP_NET_ADMIN only */
+	char only[16];		/* run on this base only (__only_on) */
 	long long retval;
 	int nmsg;
 	char msg[MAX_MSGS][160];
@@ -283,6 +284,8 @@ static void read_tags(const struct btf *btf, __u32 func_id, struct expect *e)
 			e->needs_error_injection = true;
 		else if (!strcmp(tag, "caps=bpf"))
 			e->caps_bpf = true;
+		else if (!strncmp(tag, "only=", 5))
+			snprintf(e->only, sizeof(e->only), "%s", tag + 5);
 		else if (!strncmp(tag, "retval=", 7)) {
 			e->has_retval = true;
 			e->retval = strtoll(tag + 7, NULL, 0);
@@ -395,6 +398,10 @@ static void run_annotated(struct kt *t, const void *arg)
 	int i, err, fd;
 	__u32 retval;
 
+	if (e->only[0] && strcmp(e->only, kt_base())) {
+		kt_skip(t, "a case of the %s base only (its rule or hole is that tree's)", e->only);
+		return;
+	}
 	if (e->needs_error_injection && !kernel_has_error_injection()) {
 		kt_skip(t, "no error-injection list in this kernel (CONFIG_FUNCTION_ERROR_INJECTION off, as in Debian's config): nothing takes fentry.s/fexit.s/fmod_ret.s");
 		return;

@@ -34,6 +34,11 @@
  * guarantee that base's stock tree gives too.
  */
 #define __on(base, x)	__attribute__((btf_decl_tag("expect@" base ":" x)))
+/*
+ * Run on this base's kernels only (skipped elsewhere): a case of a rule or
+ * a hole that only that base's tree has.
+ */
+#define __only_on(base)	__expect("only=" base)
 /* Expected on every kernel variant (default: only where the feature is). */
 #define __common	__expect("kind=common")
 /* Expected only of ours: a guarantee stock does not give. */

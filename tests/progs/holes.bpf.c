@@ -405,11 +405,11 @@ static long build_dynptr(__u32 i, struct bpf_dynptr *d)
  * over a lock word this way). Stock accepts it.
  *
  * Sound on 6.12: the zero-run path is walked, and a use refused there
- * (loop_builds_dynptr_runs).
+ * (loop_builds_dynptr_runs). No lock there: baseline-6.12 loads it too.
  */
 SEC("tc") __beyond __failure __msg("a callback cannot create or release a dynptr")
 __errno(EACCES)
-__on("6.12", "success") __on("6.12", "kind=feature")
+__on("6.12", "success") __on("6.12", "kind=common")
 int loop_builds_dynptr(struct __sk_buff *skb)
 {
 	struct bpf_dynptr d;

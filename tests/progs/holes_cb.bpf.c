@@ -267,7 +267,8 @@ static long swap_tail_swap(__u32 i, struct swap_ctx *c)
 
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock of different lock")
 __errno(EACCES)
-__on("6.12", "errno=EINVAL") __on("6.12", "kind=beyond")
+__on("6.12", "errno=EINVAL") __on("6.12", "msg=tail_call cannot be used in a callback")
+__on("6.12", "kind=beyond")
 int cb_tail_call_skips_swap_back(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;

@@ -254,7 +254,8 @@ int review_cb_change_head_next_run_bounded(struct __sk_buff *skb)
 }
 
 SEC("tc") __beyond __failure __errno(EACCES) __msg("invalid mem access 'scalar'")
-__on("6.12", "kind=common")
+__on("6.12", "errno=EINVAL") __on("6.12", "msg=tail_call cannot be used in a callback")
+__on("6.12", "kind=beyond")
 int review_cb_tail_call_next_run(struct __sk_buff *skb)
 {
 	PKT_LOOP(1000, write_then_tail_call);
