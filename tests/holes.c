@@ -73,10 +73,13 @@ static int value_btf(bool with_lock, __u32 *value_id)
 	return fd;
 }
 
-/* An array of NR_ELEMS struct elem, with or without a lock in its BTF. */
-static int elem_array(struct kt *t, bool with_lock)
+/*
+ * An array of NR_ELEMS struct elem, with or without a lock in its BTF,
+ * with these map flags.
+ */
+static int elem_array_flags(struct kt *t, bool with_lock, __u32 flags)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
 	__u32 vid;
 	int btf, fd;
 
@@ -91,6 +94,12 @@ static int elem_array(struct kt *t, bool with_lock)
 	close(btf);
 	KT_OK(t, fd, "create array");
 	return fd;
+}
+
+/* An array of NR_ELEMS struct elem, with or without a lock in its BTF. */
+static int elem_array(struct kt *t, bool with_lock)
+{
+	return elem_array_flags(t, with_lock, 0);
 }
 
 /* A growing program with forward jumps patched by label. */
@@ -1579,6 +1588,8 @@ struct iter_case {
 	const char *prog;
 	bool attaches;
 	int cnt_add, d0_add, d1_add;
+	/* a map without a lock that programs may only read (.rodata) */
+	bool rdonly;
 };
 
 /*
@@ -1599,7 +1610,7 @@ static void iter_write(struct kt *t, const void *arg)
 	int map, iter, key;
 	char buf[64];
 
-	map = elem_array(t, true);
+	map = c->rdonly ? elem_array_flags(t, false, BPF_F_RDONLY_PROG) : elem_array(t, true);
 	obj = obj_load(t, &o, (const char *const[]){ c->prog, NULL });
 	if (map < 0 || !obj)
 		goto out;
@@ -1610,7 +1621,8 @@ static void iter_write(struct kt *t, const void *arg)
 	link = bpf_program__attach_iter(prog, &opts);
 	if (!c->attaches) {
 		if (link) {
-			kt_fail(t, "%s attached to a map whose lock word it writes", c->prog);
+			kt_fail(t, "%s attached to a map whose %s it writes", c->prog,
+				c->rdonly ? "read-only bytes" : "lock word");
 			bpf_link__destroy(link);
 		} else {
 			KT_ERR(t, -errno, EACCES, "attach");
@@ -1643,6 +1655,8 @@ static const struct iter_case iter_store_lock = { "store_lock_word", false };
 static const struct iter_case iter_add_lock = { "add_lock_word", false };
 static const struct iter_case iter_store_cnt = { "store_cnt", true, 1, 0, 0 };
 static const struct iter_case iter_store_data = { "store_data", true, 0, 2, 3 };
+static const struct iter_case iter_snprintf_lock = { "snprintf_lock_word", false };
+static const struct iter_case iter_rodata = { "store_data", false, .rdonly = true };
 
 static int attach_to_target(struct bpf_object *obj, void *ctx)
 {
@@ -2053,6 +2067,14 @@ int main(int argc, char **argv)
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "iter_store_cnt", KT_COMMON, iter_write, &iter_store_cnt },
 		{ "iter_store_data", KT_COMMON, iter_write, &iter_store_data },
+		/* an attacker's review of the 6.12 port: bpf_snprintf() writes
+		 * without MEM_WRITE; a .rodata map, whose values the verifier
+		 * folds into its readers
+		 */
+		{ "iter_snprintf_lock_word", KT_BEYOND, iter_write, &iter_snprintf_lock,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "iter_store_rodata", KT_BEYOND, iter_write, &iter_rodata,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "ext_of_tracing_refused", KT_BEYOND, ext_of_tracing_refused },
 		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
 		/* the outside review of 0025-0029; the rest in holes_review.bpf.c */

@@ -60,3 +60,16 @@ int store_data(struct bpf_iter__bpf_map_elem *ctx)
 	}
 	return 0;
 }
+
+static const char lock_fmt[] = "A";
+
+/* bpf_snprintf() writes "A" and its NUL over the lock word's bytes 4-5 */
+SEC("iter/bpf_map_elem")
+int snprintf_lock_word(struct bpf_iter__bpf_map_elem *ctx)
+{
+	__u32 *v = ctx->value;
+
+	if (v)
+		bpf_snprintf((char *)&v[1], 2, lock_fmt, NULL, 0);
+	return 0;
+}
