@@ -25,6 +25,10 @@
  *   compared with eight MISC or ZERO bytes) and 0051 (a store into a
  *   caller's slot through a pointer left imprecise): two findings, red
  *   until fixed, and guards.
+ * - review52_*: an attacker review of 0052 (an aligned zero spilled as an
+ *   imprecise scalar) and 0053 (a checkpoint where a callback returns):
+ *   no unsound program found accepted; guards, and three compatibility
+ *   cases red on 0052 until fixed.
  * - progs/holes612.bpf.c (annotated, 6.12 only): an attacker review of the
  *   6.12 series' 0010-0012 (for_each values as one lock, inner maps'
  *   locks in tracing programs, callbacks that only tail-call).
@@ -32,11 +36,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
+#include <linux/capability.h>
 
 #include "insn.h"
 #include "progs.h"
@@ -2031,6 +2037,398 @@ static void review51_guard_loop(struct kt *t, const void *arg)
 	close(map);
 }
 
+/*
+ * Sixth review (0052, 0053): review52_*. 0052 spills an aligned zero as an
+ * imprecise scalar (BPF_ST imm 0 too) instead of eight STACK_ZERO bytes,
+ * gives a constant zero for a narrower load of a spilled zero or of
+ * STACK_ZERO bytes beside a narrower spill, and keeps STACK_ZERO bytes
+ * beside a narrower spill; 0053 keeps a checkpoint at the instruction
+ * after a callback's call whenever the callback returns there. Each case
+ * is a program whose path O (walked first) keeps a zero where path F (the
+ * one a test run takes, a 64-byte packet) keeps 16, joined before a load
+ * that indexes element 0 with what it reads: F must be walked, and is
+ * refused. None was found accepted: these are guards. Stock refuses them
+ * as well but for the callback cases it walks only once (beyond).
+ * review52_two_st_w_zero and review52_bpf_only_* are programs stock
+ * accepts and 0052 refuses (compatibility, red until fixed).
+ */
+#define R52_ST(sz, d, off, i)	((struct bpf_insn){ BPF_ST | BPF_MEM | (sz), d, 0, off, i })
+#define R52_LDX(sz, d, s, off)	((struct bpf_insn){ BPF_LDX | BPF_MEM | (sz), d, s, off, 0 })
+#define R52_STX(sz, d, s, off)	((struct bpf_insn){ BPF_STX | BPF_MEM | (sz), d, s, off, 0 })
+#define R52_LSH64_IMM(d, i)	((struct bpf_insn){ BPF_ALU64 | BPF_LSH | BPF_K, d, 0, 0, i })
+
+enum r52_shape {
+	R52_NARROW_LO,		/* O: ST_DW 0; F: spill 16; J: 4-byte load at fp-8 */
+	R52_NARROW_HI,		/* O: spill r = 0; F: spill 16 << 32; J: 4-byte load at fp-4 */
+	R52_PARTIAL,		/* 4-byte spill at fp-8 beside four ZERO bytes; 8-byte load */
+	R52_BYTE,		/* 1-byte ST at fp-8 beside seven ZERO bytes; 8-byte load */
+	R52_NARROW_H,		/* O: ST_DW 0; F: spill 16 << 16; J: 2-byte load at fp-6 */
+	R52_PARTIAL_ZERO_HALF,	/* O: 4-byte spill of 0 + ZERO; F: 4-byte spill of 0 + 4 MISC */
+	R52_VIA_PTR,		/* through r1 = r10 - 8: O: ST_DW 0; F: spill 16 */
+};
+
+/* Path @f of @shape: what it leaves in fp-8 (O: 0, F: 16 somewhere) */
+static void r52_fill(struct bpf_insn *p, int *i, enum r52_shape shape, bool f)
+{
+	int v = f ? 16 : 0;
+
+	switch (shape) {
+	case R52_NARROW_LO:
+	case R52_NARROW_H:
+		if (!f) {
+			p[(*i)++] = R52_ST(BPF_DW, BPF_REG_10, -8, 0);
+		} else {
+			p[(*i)++] = I_MOV64_IMM(BPF_REG_3, 16);
+			if (shape == R52_NARROW_H)
+				p[(*i)++] = R52_LSH64_IMM(BPF_REG_3, 16);
+			p[(*i)++] = I_STX_DW(BPF_REG_10, BPF_REG_3, -8);
+		}
+		break;
+	case R52_NARROW_HI:
+		p[(*i)++] = I_MOV64_IMM(BPF_REG_3, v);
+		p[(*i)++] = R52_LSH64_IMM(BPF_REG_3, 32);
+		p[(*i)++] = I_STX_DW(BPF_REG_10, BPF_REG_3, -8);
+		break;
+	case R52_PARTIAL:
+		p[(*i)++] = I_ST_W(BPF_REG_10, -4, 0);		/* four ZERO bytes */
+		p[(*i)++] = I_MOV64_IMM(BPF_REG_3, v);
+		p[(*i)++] = I_STX_W(BPF_REG_10, BPF_REG_3, -8);	/* 4-byte spill */
+		break;
+	case R52_BYTE:
+		p[(*i)++] = I_ST_W(BPF_REG_10, -4, 0);
+		p[(*i)++] = R52_ST(BPF_H, BPF_REG_10, -6, 0);
+		p[(*i)++] = R52_ST(BPF_B, BPF_REG_10, -7, 0);
+		p[(*i)++] = R52_ST(BPF_B, BPF_REG_10, -8, v);	/* 1-byte spill */
+		break;
+	case R52_VIA_PTR:
+		p[(*i)++] = I_MOV64_REG(BPF_REG_4, BPF_REG_10);
+		p[(*i)++] = I_ADD64_IMM(BPF_REG_4, -8);
+		if (!f) {
+			p[(*i)++] = R52_ST(BPF_DW, BPF_REG_4, 0, 0);
+		} else {
+			p[(*i)++] = I_MOV64_IMM(BPF_REG_3, 16);
+			p[(*i)++] = I_STX_DW(BPF_REG_4, BPF_REG_3, 0);
+		}
+		break;
+	case R52_PARTIAL_ZERO_HALF:
+		/* fp-4..-1: ZERO on O, skb->mark (MISC) on F */
+		if (f)
+			p[(*i)++] = I_STX_W(BPF_REG_10, BPF_REG_1, -4);
+		else
+			p[(*i)++] = I_ST_W(BPF_REG_10, -4, 0);
+		p[(*i)++] = I_MOV64_IMM(BPF_REG_3, 0);
+		p[(*i)++] = I_STX_W(BPF_REG_10, BPF_REG_3, -8);
+		break;
+	}
+}
+
+static void review52_pruned(struct kt *t, const void *arg)
+{
+	enum r52_shape shape = (enum r52_shape)(long)arg;
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, jc, joj;
+
+	if (map < 0)
+		return;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_LDX_W(BPF_REG_7, BPF_REG_6, offsetof(struct __sk_buff, len));
+	p[i++] = I_LDX_W(BPF_REG_1, BPF_REG_6, offsetof(struct __sk_buff, mark));
+	jc = i;
+	p[i++] = I_JGT_IMM(BPF_REG_7, 1, 0);
+	r52_fill(p, &i, shape, false);				/* O */
+	put_pad(p, &i);
+	joj = i;
+	p[i++] = I_JA(0);
+	p[jc].off = i - jc - 1;
+	r52_fill(p, &i, shape, true);				/* F */
+	put_pad(p, &i);
+	p[joj].off = i - joj - 1;
+	put_pad(p, &i);						/* J */
+	switch (shape) {
+	case R52_NARROW_LO:
+	case R52_VIA_PTR:
+		p[i++] = R52_LDX(BPF_W, BPF_REG_8, BPF_REG_10, -8);
+		break;
+	case R52_NARROW_HI:
+		p[i++] = R52_LDX(BPF_W, BPF_REG_8, BPF_REG_10, -4);
+		break;
+	case R52_NARROW_H:
+		p[i++] = R52_LDX(BPF_H, BPF_REG_8, BPF_REG_10, -6);
+		break;
+	default:
+		p[i++] = I_LDX_DW(BPF_REG_8, BPF_REG_10, -8);
+		break;
+	}
+	p[i++] = I_AND64_IMM(BPF_REG_8, 31);			/* F: [0, 31] or 16 */
+	put_indexed_store(p, &i, map, BPF_REG_8);
+	review_refused(t, p, i, 0, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * A bpf_loop(2) callback adds 8 to a counter in its caller's fp-8 that
+ * starts as BPF_ST imm 0 (0052: an imprecise spilled zero, widened at
+ * run 2); the caller indexes element 0 with a 4-byte load of it after the
+ * loop. Run 2 leaves 16. @arg: the callback adds with a 4-byte load and
+ * store instead (a narrower spill beside the zero's other half).
+ * Stock walks the callback once and accepts.
+ */
+static void review52_cb_counter(struct kt *t, const void *arg)
+{
+	bool narrow = arg != NULL;
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, ldf, cb;
+
+	if (map < 0)
+		return;
+	p[i++] = R52_ST(BPF_DW, BPF_REG_10, -8, 0);
+	ldf = put_loop_call(p, &i, 2, -8);
+	p[i++] = R52_LDX(BPF_W, BPF_REG_7, BPF_REG_10, -8);
+	p[i++] = I_AND64_IMM(BPF_REG_7, 31);
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	if (narrow) {
+		p[i++] = R52_LDX(BPF_W, BPF_REG_3, BPF_REG_2, 0);
+		p[i++] = I_ADD64_IMM(BPF_REG_3, 8);
+		p[i++] = R52_STX(BPF_W, BPF_REG_2, BPF_REG_3, 0);
+	} else {
+		p[i++] = I_LDX_DW(BPF_REG_3, BPF_REG_2, 0);
+		p[i++] = I_ADD64_IMM(BPF_REG_3, 8);
+		p[i++] = I_STX_DW(BPF_REG_2, BPF_REG_3, 0);
+	}
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, cb, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * A bpf_loop(2) callback stores immediates into its caller's fp-8 (BPF_ST
+ * through its context pointer: no writes_frame_below): 0 when it reads 16,
+ * 16 when it reads 0 (@arg: 8 bytes; else 4 bytes at fp-8, beside four
+ * ZERO bytes). fp-8 starts at 16: run 1 leaves 0, run 2 leaves 16. The
+ * checkpoint 0053 keeps after run 1 (fp-8 a spilled 0) must not cover the
+ * caller after run 2.
+ */
+static void review52_cb_st_toggle(struct kt *t, const void *arg)
+{
+	int sz = arg ? BPF_DW : BPF_W;
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, ldf, cb, jn;
+
+	if (map < 0)
+		return;
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = R52_ST(sz, BPF_REG_10, -8, 16);
+	ldf = put_loop_call(p, &i, 2, -8);
+	p[i++] = I_LDX_DW(BPF_REG_7, BPF_REG_10, -8);
+	p[i++] = I_AND64_IMM(BPF_REG_7, 31);
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = R52_LDX(sz, BPF_REG_3, BPF_REG_2, 0);
+	jn = i;
+	p[i++] = I_JNE_IMM(BPF_REG_3, 0, 0);
+	p[i++] = R52_ST(sz, BPF_REG_2, 0, 16);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	p[jn].off = i - jn - 1;
+	p[i++] = R52_ST(sz, BPF_REG_2, 0, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, cb, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * A static subprogram stores into its caller's fp-8 through a pointer:
+ * BPF_ST imm 0 on the path walked first (O), r7 = 16 on the one a run
+ * takes (F), joined before eight instructions of padding; the caller
+ * indexes element 0 with a 4-byte load of fp-8 after the return.
+ */
+static void review52_subprog_st_zero(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, call, sub, je, ja;
+
+	if (map < 0)
+		return;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_LDX_W(BPF_REG_2, BPF_REG_6, offsetof(struct __sk_buff, len));
+	p[i++] = I_MOV64_REG(BPF_REG_1, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_1, -8);
+	call = i;
+	p[i++] = I_CALL_SUB(0);
+	p[i++] = R52_LDX(BPF_W, BPF_REG_7, BPF_REG_10, -8);
+	p[i++] = I_AND64_IMM(BPF_REG_7, 31);
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	sub = i;
+	p[call].imm = sub - call - 1;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	je = i;
+	p[i++] = I_JGT_IMM(BPF_REG_2, 1, 0);
+	p[i++] = R52_ST(BPF_DW, BPF_REG_6, 0, 0);		/* O */
+	ja = i;
+	p[i++] = I_JA(0);
+	p[je].off = i - je - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_7, 16);			/* F */
+	p[i++] = I_STX_DW(BPF_REG_6, BPF_REG_7, 0);
+	p[ja].off = i - ja - 1;
+	put_pad(p, &i);
+	p[i++] = I_JA(0);
+	put_pad(p, &i);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, sub, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * The caller's fp-8 is a 4-byte spill of 0 beside four ZERO bytes (fp-4
+ * first, then fp-8: 0052 keeps the ZERO bytes). A bpf_loop(2) callback
+ * loads it whole (a zero from a narrower spill and ZERO bytes, 0052),
+ * adds 8 and stores 4 bytes back through its context pointer: the ZERO
+ * half stays. The caller indexes element 0 with it after the loop: 16
+ * after run 2.
+ */
+static void review52_cb_partial_counter(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[64];
+	int map = elem_array(t, false), i = 0, ldf, cb;
+
+	if (map < 0)
+		return;
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);
+	ldf = put_loop_call(p, &i, 2, -8);
+	p[i++] = I_LDX_DW(BPF_REG_7, BPF_REG_10, -8);
+	p[i++] = I_AND64_IMM(BPF_REG_7, 31);
+	put_indexed_store(p, &i, map, BPF_REG_7);
+	cb = i;
+	p[ldf].imm = cb - ldf - 1;
+	p[i++] = I_LDX_DW(BPF_REG_3, BPF_REG_2, 0);
+	p[i++] = I_ADD64_IMM(BPF_REG_3, 8);
+	p[i++] = R52_STX(BPF_W, BPF_REG_2, BPF_REG_3, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	review_refused(t, p, i, cb, map, EACCES, "invalid access to map value");
+	close(map);
+}
+
+/*
+ * This thread's effective capabilities: all it is permitted, or only
+ * CAP_BPF and CAP_NET_ADMIN (a tc loader without CAP_PERFMON, for whom
+ * allow_ptr_leaks and bypass_spec_v1/v4 are off but bpf_capable is on).
+ */
+static int r52_set_caps(bool bpf_only)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (bpf_only) {
+		d[0].effective = 1U << CAP_NET_ADMIN;
+		d[1].effective = 1U << (CAP_BPF - 32);
+	} else {
+		d[0].effective = d[0].permitted;
+		d[1].effective = d[1].permitted;
+	}
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/* Loaded with both flag sets (as CAP_BPF + CAP_NET_ADMIN if @bpf_only), and runs */
+static void r52_accepted(struct kt *t, const struct bpf_insn *insn, int n, bool bpf_only)
+{
+	unsigned int f;
+	__u32 retval;
+
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+			    .log_level = 1, .prog_flags = flag_values[f]);
+		int fd;
+
+		if (bpf_only && !KT_OK(t, r52_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
+			return;
+		vlog[0] = 0;
+		fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "review", "GPL", insn, n, &opts);
+		fd = fd < 0 ? -errno : fd;
+		if (bpf_only && !KT_OK(t, r52_set_caps(false), "restore the capabilities"))
+			return;
+		if (fd < 0) {
+			kt_fail(t, "%s: refused (errno %d); tail:\n%s", flag_names[f], -fd,
+				vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+			continue;
+		}
+		KT_OK(t, prog_run(fd, 1, &retval), "test_run");
+		close(fd);
+	}
+}
+
+/*
+ * Compatibility (0052), found by review: 4-byte zeros at fp-8 then fp-4
+ * (in that order) used to be eight ZERO bytes, a precise 0 for an 8-byte
+ * load. The store at fp-8 is now a 4-byte spill of 0, and the unaligned
+ * store at fp-4, a "regular write" into a spilled slot, scrubs it to
+ * MISC: the load is unknown and the indexed store is refused. Stock and
+ * the series before 0052 accept.
+ */
+static void review52_two_st_w_zero(struct kt *t, const void *arg)
+{
+	struct bpf_insn p[32];
+	int map = elem_array(t, false), i = 0;
+
+	if (map < 0)
+		return;
+	p[i++] = I_ST_W(BPF_REG_10, -8, 0);
+	p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+	p[i++] = I_LDX_DW(BPF_REG_8, BPF_REG_10, -8);
+	put_indexed_store(p, &i, map, BPF_REG_8);
+	r52_accepted(t, p, i, false);
+	close(map);
+}
+
+/*
+ * Compatibility (0052), found by review: a loader with CAP_BPF but not
+ * CAP_PERFMON (allow_ptr_leaks off) zeroes a key with one 8-byte store
+ * (@arg: BPF_ST imm 0; else STX of r1 = 0, what clang emits for
+ * "struct key k = {}") and then fills a 4-byte field of it. The zero is
+ * now a spilled register, and a narrower store into a spilled slot is
+ * "attempt to corrupt spilled pointer on stack" without allow_ptr_leaks,
+ * whatever the spilled type. Stock and the series before 0052 accept.
+ */
+static void review52_bpf_only_zero_then_field(struct kt *t, const void *arg)
+{
+	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, 0) };
+	struct bpf_insn p[32];
+	int map = elem_array(t, false), i = 0;
+
+	if (map < 0)
+		return;
+	lm[0].imm = map;
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	if (arg) {
+		p[i++] = R52_ST(BPF_DW, BPF_REG_10, -8, 0);
+	} else {
+		p[i++] = I_MOV64_IMM(BPF_REG_1, 0);
+		p[i++] = I_STX_DW(BPF_REG_10, BPF_REG_1, -8);
+	}
+	p[i++] = I_LDX_W(BPF_REG_2, BPF_REG_6, offsetof(struct __sk_buff, mark));
+	p[i++] = I_STX_W(BPF_REG_10, BPF_REG_2, -8);		/* key = skb->mark */
+	p[i++] = I_MOV64_REG(BPF_REG_2, BPF_REG_10);
+	p[i++] = I_ADD64_IMM(BPF_REG_2, -8);
+	p[i++] = lm[0];
+	p[i++] = lm[1];
+	p[i++] = I_CALL(BPF_FUNC_map_lookup_elem);
+	p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = I_EXIT();
+	r52_accepted(t, p, i, true);
+	close(map);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -2123,6 +2521,30 @@ int main(int argc, char **argv)
 		{ "review51_guard_subprog", KT_COMMON, review51_guard_subprog },
 		/* stock walks the callback once, from fp-8 = 0: accepted */
 		{ "review51_guard_loop", KT_BEYOND, review51_guard_loop },
+		/* sixth review (0052, 0053): guards; stock walks a callback
+		 * once and accepts the two beyond ones (a 4-byte counter, a
+		 * toggle by BPF_ST through the context pointer)
+		 */
+		{ "review52_narrow_lo", KT_COMMON, review52_pruned, (void *)R52_NARROW_LO },
+		{ "review52_narrow_hi", KT_COMMON, review52_pruned, (void *)R52_NARROW_HI },
+		{ "review52_narrow_h", KT_COMMON, review52_pruned, (void *)R52_NARROW_H },
+		{ "review52_partial_spill", KT_COMMON, review52_pruned, (void *)R52_PARTIAL },
+		{ "review52_byte_spill", KT_COMMON, review52_pruned, (void *)R52_BYTE },
+		{ "review52_partial_zero_half", KT_COMMON, review52_pruned,
+		  (void *)R52_PARTIAL_ZERO_HALF },
+		{ "review52_cb_counter", KT_COMMON, review52_cb_counter, NULL },
+		{ "review52_cb_counter_narrow", KT_BEYOND, review52_cb_counter, (void *)1 },
+		{ "review52_cb_st_toggle", KT_BEYOND, review52_cb_st_toggle, (void *)1 },
+		{ "review52_cb_st_toggle_w", KT_COMMON, review52_cb_st_toggle, NULL },
+		{ "review52_subprog_st_zero", KT_COMMON, review52_subprog_st_zero },
+		{ "review52_via_ptr", KT_COMMON, review52_pruned, (void *)R52_VIA_PTR },
+		{ "review52_cb_partial_counter", KT_COMMON, review52_cb_partial_counter },
+		/* sixth review: compatibility, red on 0052 until fixed */
+		{ "review52_two_st_w_zero", KT_COMMON, review52_two_st_w_zero },
+		{ "review52_bpf_only_zero_then_field", KT_COMMON,
+		  review52_bpf_only_zero_then_field, NULL },
+		{ "review52_bpf_only_st_zero_then_field", KT_COMMON,
+		  review52_bpf_only_zero_then_field, (void *)1 },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
 	struct embedded_obj o_612 = EMBEDDED_OBJ(holes612);
