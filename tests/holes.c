@@ -29,6 +29,9 @@
  *   imprecise scalar) and 0053 (a checkpoint where a callback returns):
  *   no unsound program found accepted; guards, and three compatibility
  *   cases red on 0052 until fixed.
+ * - review54_*: a second attacker review of 0052-0054 (widening of precise
+ *   scalars, a zero stored beside a narrower spilled zero): one finding,
+ *   red until fixed, and its twin.
  * - progs/holes612.bpf.c (annotated, 6.12 only): an attacker review of the
  *   6.12 series' 0010-0012 (for_each values as one lock, inner maps'
  *   locks in tracing programs, callbacks that only tail-call).
@@ -2429,6 +2432,116 @@ static void review52_bpf_only_zero_then_field(struct kt *t, const void *arg)
 	close(map);
 }
 
+/*
+ * Seventh review (0052-0054): review54_*. 0053 keeps a narrower spilled
+ * zero when a zero is written beside it (spill_beside_zero()): the slot
+ * holds SPILL bytes and STACK_ZERO bytes, and a load over both is a
+ * constant zero. Backtracking does not know that such a store leaves the
+ * spill in place: backtrack_insn() takes any BPF_ST/BPF_STX through r10
+ * into a slot it searches for as the store that set the slot, clears the
+ * slot from its stack mask and stops there (BPF_STX goes on with its
+ * source register, a constant zero). The narrower spill of the zero
+ * before it is never reached, so a state checkpointed between the spill
+ * and the store beside it keeps the spilled scalar imprecise, and a path
+ * that spilled another value there is pruned against it. On that path the
+ * store beside the spill scrubs the slot to MISC and the load is unknown;
+ * it is never walked, and at run time it loads what it spilled.
+ *
+ * Each case: path O (walked first) spills a 0 of @sz bytes at fp-8; path
+ * F (the one a test run takes, a 64-byte packet) spills 16 there; they
+ * join at a checkpoint J; then a zero is stored beside the spill, the
+ * slot is loaded over the spill and the zero, and the load indexes
+ * element 0. F loads 16 and writes element 1: must be refused.
+ */
+enum r54_shape {
+	R54_ST_W,		/* 4-byte spill at fp-8; ST_W fp-4 = 0; LDX_DW fp-8 */
+	R54_STX_W,		/* 4-byte spill at fp-8; STX_W fp-4 = (r4 = 0); LDX_DW fp-8 */
+	R54_ST_H,		/* 2-byte spill at fp-8; ST_H fp-6 = 0; LDX_W fp-8 */
+	R54_ST_W_BPF_ONLY,	/* R54_ST_W by a CAP_BPF + CAP_NET_ADMIN loader */
+	R54_TWIN,		/* R54_ST_W, but F spills 0 too: accepted */
+};
+
+static void r54_build(struct bpf_insn *p, int *n, int map, enum r54_shape shape)
+{
+	int sz = shape == R54_ST_H ? BPF_H : BPF_W, i = 0, jc, joj;
+
+	p[i++] = I_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = I_LDX_W(BPF_REG_7, BPF_REG_6, offsetof(struct __sk_buff, len));
+	jc = i;
+	p[i++] = I_JGT_IMM(BPF_REG_7, 1, 0);
+	p[i++] = I_MOV64_IMM(BPF_REG_3, 0);			/* O */
+	p[i++] = R52_STX(sz, BPF_REG_10, BPF_REG_3, -8);
+	put_pad(p, &i);
+	joj = i;
+	p[i++] = I_JA(0);
+	p[jc].off = i - jc - 1;
+	p[i++] = I_MOV64_IMM(BPF_REG_3, shape == R54_TWIN ? 0 : 16);	/* F */
+	p[i++] = R52_STX(sz, BPF_REG_10, BPF_REG_3, -8);
+	put_pad(p, &i);
+	p[joj].off = i - joj - 1;
+	put_pad(p, &i);						/* J */
+	switch (shape) {
+	case R54_STX_W:
+		p[i++] = I_MOV64_IMM(BPF_REG_4, 0);
+		p[i++] = R52_STX(BPF_W, BPF_REG_10, BPF_REG_4, -4);
+		p[i++] = I_LDX_DW(BPF_REG_8, BPF_REG_10, -8);
+		break;
+	case R54_ST_H:
+		p[i++] = R52_ST(BPF_H, BPF_REG_10, -6, 0);
+		p[i++] = R52_LDX(BPF_W, BPF_REG_8, BPF_REG_10, -8);
+		break;
+	default:
+		p[i++] = I_ST_W(BPF_REG_10, -4, 0);
+		p[i++] = I_LDX_DW(BPF_REG_8, BPF_REG_10, -8);
+		break;
+	}
+	p[i++] = I_AND64_IMM(BPF_REG_8, 31);			/* F: [0, 31] or 16 */
+	put_indexed_store(p, &i, map, BPF_REG_8);
+	*n = i;
+}
+
+static void review54_beside_zero(struct kt *t, const void *arg)
+{
+	enum r54_shape shape = (enum r54_shape)(long)arg;
+	struct bpf_insn p[80];
+	int map = elem_array(t, false), n;
+	unsigned int f;
+
+	if (map < 0)
+		return;
+	r54_build(p, &n, map, shape);
+	if (shape == R54_TWIN) {
+		r52_accepted(t, p, n, false);
+		close(map);
+		return;
+	}
+	if (shape != R54_ST_W_BPF_ONLY) {
+		review_refused(t, p, n, 0, map, EACCES, "invalid access to map value");
+		close(map);
+		return;
+	}
+	for (f = 0; f < KT_ARRAY_SIZE(flag_values); f++) {
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
+			    .log_level = 1, .prog_flags = flag_values[f]);
+		int fd;
+
+		if (!KT_OK(t, r52_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
+			break;
+		vlog[0] = 0;
+		fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "review", "GPL", p, n, &opts);
+		fd = fd < 0 ? -errno : fd;
+		if (!KT_OK(t, r52_set_caps(false), "restore the capabilities"))
+			break;
+		if (fd >= 0)
+			report_effect(t, f, fd, map);
+		/* stock: "attempt to corrupt spilled pointer on stack" */
+		if (fd >= 0 || (!log_has(vlog, "invalid access to map value") &&
+				!log_has(vlog, "attempt to corrupt spilled pointer")))
+			check_refused(t, f, fd, "it", EACCES, "invalid access to map value");
+	}
+	close(map);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -2545,6 +2658,17 @@ int main(int argc, char **argv)
 		  review52_bpf_only_zero_then_field, NULL },
 		{ "review52_bpf_only_st_zero_then_field", KT_COMMON,
 		  review52_bpf_only_zero_then_field, (void *)1 },
+		/* seventh review (0052-0054): a zero stored beside a narrower
+		 * spilled zero hides the spill from backtracking (finding,
+		 * red until fixed); the twin is accepted
+		 */
+		{ "review54_beside_zero_st_w", KT_COMMON, review54_beside_zero, (void *)R54_ST_W },
+		{ "review54_beside_zero_stx_w", KT_COMMON, review54_beside_zero,
+		  (void *)R54_STX_W },
+		{ "review54_beside_zero_st_h", KT_COMMON, review54_beside_zero, (void *)R54_ST_H },
+		{ "review54_beside_zero_bpf_only", KT_COMMON, review54_beside_zero,
+		  (void *)R54_ST_W_BPF_ONLY },
+		{ "review54_beside_zero_twin", KT_COMMON, review54_beside_zero, (void *)R54_TWIN },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
 	struct embedded_obj o_612 = EMBEDDED_OBJ(holes612);
