@@ -2451,14 +2451,20 @@ static void review52_bpf_only_zero_then_field(struct kt *t, const void *arg)
  * F (the one a test run takes, a 64-byte packet) spills 16 there; they
  * join at a checkpoint J; then a zero is stored beside the spill, the
  * slot is loaded over the spill and the zero, and the load indexes
- * element 0. F loads 16 and writes element 1: must be refused.
+ * element 0. F loads 16 and writes element 1: must be refused. Stock
+ * refuses each (a 4-byte spill of zero is STACK_ZERO there, and without
+ * CAP_PERFMON the store beside a spill is "attempt to corrupt spilled
+ * pointer on stack"); 0054 accepts all but the twin.
  */
 enum r54_shape {
 	R54_ST_W,		/* 4-byte spill at fp-8; ST_W fp-4 = 0; LDX_DW fp-8 */
 	R54_STX_W,		/* 4-byte spill at fp-8; STX_W fp-4 = (r4 = 0); LDX_DW fp-8 */
 	R54_ST_H,		/* 2-byte spill at fp-8; ST_H fp-6 = 0; LDX_W fp-8 */
-	R54_ST_W_BPF_ONLY,	/* R54_ST_W by a CAP_BPF + CAP_NET_ADMIN loader */
+	R54_ST_W_BPF_ONLY,	/* R54_ST_W by a CAP_BPF + CAP_NET_ADMIN loader (accepted;
+				 * Spectre v1 masking of r0 += r8 turns 16 into 0 at run
+				 * time, so element 1 is not written) */
 	R54_TWIN,		/* R54_ST_W, but F spills 0 too: accepted */
+	R54_HELPER_BPF_ONLY,	/* R54_ST_W by a CAP_BPF loader; the load sizes a helper */
 };
 
 static void r54_build(struct bpf_insn *p, int *n, int map, enum r54_shape shape)
@@ -2496,7 +2502,35 @@ static void r54_build(struct bpf_insn *p, int *n, int map, enum r54_shape shape)
 		break;
 	}
 	p[i++] = I_AND64_IMM(BPF_REG_8, 31);			/* F: [0, 31] or 16 */
-	put_indexed_store(p, &i, map, BPF_REG_8);
+	if (shape == R54_HELPER_BPF_ONLY) {
+		struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+
+		/*
+		 * bpf_skb_load_bytes(skb, 0, &element 0 + 4, 8 + r8): 8 bytes
+		 * to the verifier, 24 on F, whose last 8 land in element 1
+		 * (its cnt becomes the packet's ethertype byte, 8). The size
+		 * of a helper's access is not masked as a Spectre v1 pointer
+		 * offset is for a loader without CAP_PERFMON.
+		 */
+		p[i++] = I_ST_W(BPF_REG_10, -16, 0);
+		p[i++] = I_MOV64_REG(BPF_REG_2, BPF_REG_10);
+		p[i++] = I_ADD64_IMM(BPF_REG_2, -16);
+		p[i++] = lm[0];
+		p[i++] = lm[1];
+		p[i++] = I_CALL(BPF_FUNC_map_lookup_elem);
+		p[i++] = I_JEQ_IMM(BPF_REG_0, 0, 7);
+		p[i++] = I_MOV64_REG(BPF_REG_1, BPF_REG_6);
+		p[i++] = I_MOV64_IMM(BPF_REG_2, 0);
+		p[i++] = I_MOV64_REG(BPF_REG_3, BPF_REG_0);
+		p[i++] = I_ADD64_IMM(BPF_REG_3, 4);
+		p[i++] = I_MOV64_REG(BPF_REG_4, BPF_REG_8);
+		p[i++] = I_ADD64_IMM(BPF_REG_4, 8);
+		p[i++] = I_CALL(BPF_FUNC_skb_load_bytes);
+		p[i++] = I_MOV64_IMM(BPF_REG_0, 0);
+		p[i++] = I_EXIT();
+	} else {
+		put_indexed_store(p, &i, map, BPF_REG_8);
+	}
 	*n = i;
 }
 
@@ -2515,7 +2549,7 @@ static void review54_beside_zero(struct kt *t, const void *arg)
 		close(map);
 		return;
 	}
-	if (shape != R54_ST_W_BPF_ONLY) {
+	if (shape != R54_ST_W_BPF_ONLY && shape != R54_HELPER_BPF_ONLY) {
 		review_refused(t, p, n, 0, map, EACCES, "invalid access to map value");
 		close(map);
 		return;
@@ -2668,6 +2702,8 @@ int main(int argc, char **argv)
 		{ "review54_beside_zero_st_h", KT_COMMON, review54_beside_zero, (void *)R54_ST_H },
 		{ "review54_beside_zero_bpf_only", KT_COMMON, review54_beside_zero,
 		  (void *)R54_ST_W_BPF_ONLY },
+		{ "review54_beside_zero_helper_bpf_only", KT_COMMON, review54_beside_zero,
+		  (void *)R54_HELPER_BPF_ONLY },
 		{ "review54_beside_zero_twin", KT_COMMON, review54_beside_zero, (void *)R54_TWIN },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
