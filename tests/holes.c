@@ -2576,6 +2576,62 @@ static void review54_beside_zero(struct kt *t, const void *arg)
 	close(map);
 }
 
+/*
+ * 0052 keeps a precise scalar exact until it changed in two runs in a
+ * row, or for BPF_CB_EXACT_RUNS runs. Two counters that a callback adds
+ * to in turn (a += 1 if a == b, else b += 1) never change in two runs in
+ * a row: each call of the callback is walked exactly for 8 runs before
+ * they are widened. Nested @depth deep (each level resets the next
+ * level's pair before its bpf_loop(1000)), the walks multiply: about
+ * 9^@depth runs where stock walks each callback once. Logs the verdict,
+ * processed instructions and the time the loads took; the program is
+ * sound, so it should be accepted. Found (0052, a TCG guest under load):
+ * depth 3: 95275 instructions, 8.6 s for both loads; depth 4: refused
+ * after 1000001 instructions and 210 s of verification (max 210 states
+ * per instruction), the second load past the 300 s case timeout; depth
+ * 5 and 6 left the guest stuck for 800 s. Stock walks each callback once.
+ */
+static void review54_alt_nested(struct kt *t, const void *arg)
+{
+	int depth = (long)arg, d, off, jn, ja;
+	struct r09 r = { 0 };
+	struct timespec t0, t1;
+
+	r09_func(&r, 1);
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	for (d = 0; d < 2 * depth; d++)
+		r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -8 * (d + 1)));
+	r09_loop(&r, 1000, 1, BPF_REG_10, -16 * depth);
+	r09_ret0(&r);
+	for (d = 1; d <= depth; d++) {
+		off = 16 * (d - 1);
+		r09_func(&r, 2);
+		r09_put(&r, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+		r09_put(&r, I_LDX_DW(BPF_REG_3, BPF_REG_6, off));
+		r09_put(&r, I_LDX_DW(BPF_REG_4, BPF_REG_6, off + 8));
+		jn = r.i;
+		r09_put(&r, ((struct bpf_insn){ BPF_JMP | BPF_JNE | BPF_X, BPF_REG_3, BPF_REG_4, 0, 0 }));
+		r09_put(&r, I_ADD64_IMM(BPF_REG_3, 1));
+		r09_put(&r, I_STX_DW(BPF_REG_6, BPF_REG_3, off));
+		ja = r.i;
+		r09_put(&r, I_JA(0));
+		r09_land(&r, jn);
+		r09_put(&r, I_ADD64_IMM(BPF_REG_4, 1));
+		r09_put(&r, I_STX_DW(BPF_REG_6, BPF_REG_4, off + 8));
+		r09_land(&r, ja);
+		if (d < depth) {
+			r09_put(&r, R52_ST(BPF_DW, BPF_REG_6, off + 16, 0));
+			r09_put(&r, R52_ST(BPF_DW, BPF_REG_6, off + 24, 0));
+			r09_loop(&r, 1000, d + 1, BPF_REG_6, 0);
+		}
+		r09_ret0(&r);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r09_check(t, &r, R09_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	kt_log(t, "both loads took %.2f s", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -2704,6 +2760,13 @@ int main(int argc, char **argv)
 		  (void *)R54_ST_W_BPF_ONLY },
 		{ "review54_beside_zero_helper_bpf_only", KT_COMMON, review54_beside_zero,
 		  (void *)R54_HELPER_BPF_ONLY },
+		/* 0052: exact runs multiply through nested callbacks: depth 3
+		 * takes seconds, depth 4 minutes of verification and 1M
+		 * instructions (refused; red until fixed); stock is instant
+		 */
+		{ "review54_alt_nested2", KT_COMMON, review54_alt_nested, (void *)2 },
+		{ "review54_alt_nested3", KT_COMMON, review54_alt_nested, (void *)3 },
+		{ "review54_alt_nested4", KT_COMMON, review54_alt_nested, (void *)4 },
 		{ "review54_beside_zero_twin", KT_COMMON, review54_beside_zero, (void *)R54_TWIN },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
