@@ -2321,28 +2321,6 @@ static void review52_cb_partial_counter(struct kt *t, const void *arg)
 	close(map);
 }
 
-/*
- * This thread's effective capabilities: all it is permitted, or only
- * CAP_BPF and CAP_NET_ADMIN (a tc loader without CAP_PERFMON, for whom
- * allow_ptr_leaks and bypass_spec_v1/v4 are off but bpf_capable is on).
- */
-static int r52_set_caps(bool bpf_only)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	if (bpf_only) {
-		d[0].effective = 1U << CAP_NET_ADMIN;
-		d[1].effective = 1U << (CAP_BPF - 32);
-	} else {
-		d[0].effective = d[0].permitted;
-		d[1].effective = d[1].permitted;
-	}
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
 /* Loaded with both flag sets (as CAP_BPF + CAP_NET_ADMIN if @bpf_only), and runs */
 static void r52_accepted(struct kt *t, const struct bpf_insn *insn, int n, bool bpf_only)
 {
@@ -2354,12 +2332,12 @@ static void r52_accepted(struct kt *t, const struct bpf_insn *insn, int n, bool 
 			    .log_level = 1, .prog_flags = flag_values[f]);
 		int fd;
 
-		if (bpf_only && !KT_OK(t, r52_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
+		if (bpf_only && !KT_OK(t, progs_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
 			return;
 		vlog[0] = 0;
 		fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "review", "GPL", insn, n, &opts);
 		fd = fd < 0 ? -errno : fd;
-		if (bpf_only && !KT_OK(t, r52_set_caps(false), "restore the capabilities"))
+		if (bpf_only && !KT_OK(t, progs_set_caps(false), "restore the capabilities"))
 			return;
 		if (fd < 0) {
 			kt_fail(t, "%s: refused (errno %d); tail:\n%s", flag_names[f], -fd,
@@ -2559,12 +2537,12 @@ static void review54_beside_zero(struct kt *t, const void *arg)
 			    .log_level = 1, .prog_flags = flag_values[f]);
 		int fd;
 
-		if (!KT_OK(t, r52_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
+		if (!KT_OK(t, progs_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
 			break;
 		vlog[0] = 0;
 		fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "review", "GPL", p, n, &opts);
 		fd = fd < 0 ? -errno : fd;
-		if (!KT_OK(t, r52_set_caps(false), "restore the capabilities"))
+		if (!KT_OK(t, progs_set_caps(false), "restore the capabilities"))
 			break;
 		if (fd >= 0)
 			report_effect(t, f, fd, map);

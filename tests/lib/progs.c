@@ -360,7 +360,7 @@ bool kernel_has_error_injection(void)
  * NULL), or only CAP_BPF and CAP_NET_ADMIN. The permitted set is left
  * alone, so the full set comes back afterwards.
  */
-static int set_caps(bool bpf_only)
+int progs_set_caps(bool bpf_only)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -382,10 +382,10 @@ static int load_as_asked(struct kt *t, const struct expect *e, char *log)
 {
 	int err;
 
-	if (e->caps_bpf && !KT_OK(t, set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
+	if (e->caps_bpf && !KT_OK(t, progs_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN"))
 		return -EPERM;
 	err = load_one_logged(e->obj, e->prog, NULL, NULL, log, LOG_SIZE);
-	if (e->caps_bpf && !KT_OK(t, set_caps(false), "restore the capabilities"))
+	if (e->caps_bpf && !KT_OK(t, progs_set_caps(false), "restore the capabilities"))
 		return -EPERM;
 	return err;
 }

@@ -101,4 +101,7 @@ long long fdinfo_value(int fd, const char *name);
  */
 int funcs_btf_load(int n, const int *nargs, __u32 *ids);
 
+/* Effective capabilities: all that are permitted, or only CAP_BPF and CAP_NET_ADMIN. */
+int progs_set_caps(bool bpf_only);
+
 #endif
