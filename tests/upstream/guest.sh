@@ -115,10 +115,11 @@ suite_test_maps() {
 	return $rc
 }
 
-# One test_progs test under its time limit, output in /tmp/tp.out; the
-# module is the one built for this kernel (scripts/upstream.sh).
+# One test_progs test under its time limit (times $2, default 1), output
+# in /tmp/tp.out; the module is the one built for this kernel
+# (scripts/upstream.sh).
 progs_one() {
-	timeout "${UPSTREAM_PROGS_TIMEOUT:-180}" ./test_progs -a "$1" >/tmp/tp.out 2>&1
+	timeout $((${UPSTREAM_PROGS_TIMEOUT:-180} * ${2:-1})) ./test_progs -a "$1" >/tmp/tp.out 2>&1
 }
 
 suite_test_progs() {
@@ -139,9 +140,19 @@ suite_test_progs() {
 		# both kernels alike, and so is a test that skipped itself
 		# (timer_lockup skips when its two timers did not race); every
 		# run's verdicts are printed, and a subtest OK in any run counts
-		# as OK (compare.py says which)
+		# as OK (compare.py says which). A test of the gate's list that
+		# ran out of time runs once more with twice the limit: the list
+		# holds tests that finish, and a guest slowed by the host's load
+		# (ours-6.12's timer, 180 s on a host at load 7-10) is not a
+		# failure; all of test_progs holds tests that wait for what the
+		# kernel lacks, and a timeout there stays one
 		for again in 1 2; do
 			if [ "$r" -eq 124 ] || [ "$r" -eq 137 ] || [ "$r" -eq 143 ]; then
+				[ "$again" -eq 1 ] && [ "${UPSTREAM_PROGS:-list}" != all ] || break
+				echo "#   $t: out of time (${UPSTREAM_PROGS_TIMEOUT:-180} s), run again with twice the limit"
+				progs_one "$t" 2
+				r=$?
+				echo "#   $t: run again (2): status $r"
 				break
 			fi
 			if [ "$r" -eq 0 ] && ! grep -qE "^#[0-9]+ +$t:SKIP" /tmp/tp.out; then
