@@ -41,7 +41,7 @@ help:
 	@echo "                           counts under QEMU icount [ICOUNT_ROUNDS=3] (not a test)"
 	@echo "  make kernels             build the three kernel variants"
 	@echo "  make series-check        checkpatch --strict on every patch of the series"
-	@echo "  make bisect-check        every prefix of the series builds and boots"
+	@echo "  make bisect-check [FROM=N] every prefix of the series (from N patches on) builds and boots"
 	@echo "  make model [FULL=1]      Spin models of the lock protocol (tests/model), mutants included"
 	@echo "  make tests               build the guest's test binaries and initramfs only"
 	@echo "  make deps                install the Debian packages the test bed needs, check disk space"
@@ -153,7 +153,7 @@ series-check: deps
 	@$(S)/series-check.sh
 
 bisect-check: deps
-	@$(S)/bisect-check.sh
+	@FROM=$(FROM) $(S)/bisect-check.sh
 
 # No deps: the models need only spin and gcc, which model.sh checks for.
 model:
