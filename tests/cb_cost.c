@@ -28,6 +28,14 @@
  * - hash_chain40: the same with 40 links, which 0041 refused with E2BIG
  *   (one pass per link). No 6.12 figure: the bound (20,000) only says
  *   that the runs converge in one pass.
+ * - long_callback_states: the states a long callback makes the verifier
+ *   keep. main fills 448 bytes of its stack (copied into every state) and
+ *   runs bpf_loop(2) of a callback of LONG_CALLS helper calls, each
+ *   followed by a prune point. 0057 keeps a state at every prune point of
+ *   a callback, at most one per 4 instructions processed in the load;
+ *   without that cap this program kept 60,003 states (776 MB in a 2 GiB
+ *   guest; 150,000 calls OOM-killed the loader), stock-6.1 7,501. Bound:
+ *   LONG_CALLS * 1.5 instructions, processed / 4 + 16 states.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +45,7 @@
 #include "progs.h"
 
 #define BODY 8000
+#define LONG_CALLS 60000
 
 static char vlog[1 << 16];
 
@@ -230,6 +239,7 @@ struct cost_case {
 	void (*build)(struct cprog *p, int map);
 	long max;		/* 1.5 x stock 6.12's count (hash_chain8: see above) */
 	bool hash;		/* build gets a hash map (and the array through arrays) */
+	long insns_per_state;	/* if set: total_states <= processed / it + 16 */
 };
 
 static int array_of(int entries, int value_size)
@@ -239,6 +249,21 @@ static int array_of(int entries, int value_size)
 }
 
 static int chain_hash = -1;
+
+static void build_long_callback(struct cprog *p, int map)
+{
+	int ld, off, i;
+
+	for (off = -8; off >= -448; off -= 8)
+		put(p, I_ST_DW(BPF_REG_10, off, 1));
+	put(p, I_MOV64_IMM(BPF_REG_3, 0));
+	ld = put_loop(p, 2);
+	put_ret0(p);
+	aim(p, ld, 2);
+	for (i = 0; i < LONG_CALLS; i++)
+		put(p, I_CALL(BPF_FUNC_get_prandom_u32));
+	put_ret0(p);
+}
 
 static void build_hash_chain_case(struct cprog *p, int array)
 {
@@ -255,10 +280,10 @@ static void cost(struct kt *t, const void *arg)
 	const struct cost_case *c = arg;
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog, .log_size = sizeof(vlog),
 		    .log_level = 4);	/* BPF_LOG_STATS: messages and statistics only */
-	struct cprog p = { calloc(BODY + 256, sizeof(struct bpf_insn)), 0, {}, { 1 }, 1 };
+	struct cprog p = { calloc(LONG_CALLS + 1024, sizeof(struct bpf_insn)), 0, {}, { 1 }, 1 };
 	int map = array_of(128, 8), btf = -1, fd, k = 1, i;
 	__u32 ids[MAX_FUNCS];
-	long v = 0, processed = -1;
+	long v = 0, processed = -1, states = -1;
 	const char *stats;
 
 	if (!KT_OK(t, map, "create the array"))
@@ -285,6 +310,9 @@ static void cost(struct kt *t, const void *arg)
 	stats = strstr(vlog, "processed ");
 	if (stats)
 		processed = atol(stats + strlen("processed "));
+	stats = strstr(vlog, "total_states ");
+	if (stats)
+		states = atol(stats + strlen("total_states "));
 	if (fd < 0) {
 		kt_fail(t, "refused (errno %d %s); log tail:\n%s", errno, strerror(errno),
 			vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
@@ -293,6 +321,12 @@ static void cost(struct kt *t, const void *arg)
 	kt_log(t, "%d instructions, %ld processed (at most %ld)", p.n, processed, c->max);
 	KT_TRUE(t, processed > 0 && processed <= c->max,
 		"processed within the case's bound");
+	if (c->insns_per_state) {
+		kt_log(t, "%ld states kept (at most %ld)", states,
+		       processed / c->insns_per_state + 16);
+		KT_TRUE(t, states > 0 && states <= processed / c->insns_per_state + 16,
+			"states kept within the case's bound");
+	}
 	KT_OK(t, prog_run(fd, 1, NULL), "test_run");
 	close(fd);
 out:
@@ -311,6 +345,7 @@ static const struct cost_case nested_loop = { build_nested_loop, 59 * 3 / 2 };
 static const struct cost_case coin_counter = { build_coin_counter, 36 * 3 / 2 };
 static const struct cost_case hash_chain = { build_hash_chain_case, 323 * 3 / 2, true };
 static const struct cost_case hash_chain40 = { build_hash_chain40_case, 20000, true };
+static const struct cost_case long_callback = { build_long_callback, LONG_CALLS * 3 / 2, false, 4 };
 
 int main(int argc, char **argv)
 {
@@ -321,6 +356,7 @@ int main(int argc, char **argv)
 		{ "coin_counter24", KT_COMMON, cost, &coin_counter },
 		{ "hash_chain8", KT_COMMON, cost, &hash_chain },
 		{ "hash_chain40", KT_COMMON, cost, &hash_chain40 },
+		{ "long_callback_states", KT_COMMON, cost, &long_callback },
 	};
 
 	return kt_main(argc, argv, "cb_cost", cases, KT_ARRAY_SIZE(cases));

@@ -32,6 +32,10 @@
  * - review54_*: a second attacker review of 0052-0054 (widening of precise
  *   scalars, a zero stored beside a narrower spilled zero): one finding,
  *   red until fixed, and its twin.
+ * - review56_*: an attacker review of 0056-0058 (a later run converging
+ *   anywhere, a state at every prune point of a callback): no unsound
+ *   program found accepted; a guard, its twin and a sound nested loop
+ *   (the states 0057 may keep: cb_cost/long_callback_states).
  * - progs/holes612.bpf.c (annotated, 6.12 only): an attacker review of the
  *   6.12 series' 0010-0012 (for_each values as one lock, inner maps'
  *   locks in tracing programs, callbacks that only tail-call).
@@ -2634,6 +2638,109 @@ static void review54_alt_nested(struct kt *t, const void *arg)
 	kt_log(t, "both loads took %.2f s", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
+/*
+ * Eighth review (0056-0058): review56_*. 0056 prunes a later run of a
+ * converging callback against an earlier run's state on its path at any
+ * instruction, not only at the callback's entry; 0057 keeps a state at
+ * every prune point of a callback. The attack: main keeps V in fp-16 (0
+ * on the path walked first, 1000 on the other) and S = 0 in fp-24, and
+ * runs bpf_loop(4, cb, &S). The callback sets S = 1, so that run 2 does
+ * not start as run 1 did, then on a coin takes r6 = 0 (P) or r6 = V read
+ * through its context (Q), and at the join writes element 0 at offset
+ * r6. Run 2's Q path reaches the join exactly as run 1's P path did (r6
+ * = 0) and converges there without backtracking its read of V: if main's
+ * state before the call kept V imprecise, the path with V = 1000 would be
+ * pruned against it. Not found: run 1's own Q path is pruned against P's
+ * state at the join, and that backtracks through the read of V (every
+ * scalar of the chain precise). The twin (V = 0 on both paths) loads.
+ */
+static void r56_lookup0(struct r09 *r, int map, int *null_jump)
+{
+	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+
+	r09_put(r, I_ST_W(BPF_REG_10, -4, 0));
+	r09_put(r, I_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	r09_put(r, I_ADD64_IMM(BPF_REG_2, -4));
+	r09_put(r, lm[0]);
+	r09_put(r, lm[1]);
+	r09_put(r, I_CALL(BPF_FUNC_map_lookup_elem));
+	*null_jump = r->i;
+	r09_put(r, I_JEQ_IMM(BPF_REG_0, 0, 0));
+}
+
+static void review56_carry(struct kt *t, const void *arg)
+{
+	int bad = (long)arg, map = elem_array(t, false), jv, jq, jx, jn;
+	struct r09 r = { 0 };
+
+	if (map < 0)
+		return;
+	r09_func(&r, 1);
+	r09_put(&r, I_CALL(BPF_FUNC_get_prandom_u32));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_7, bad));
+	jv = r.i;
+	r09_put(&r, I_JGT_IMM(BPF_REG_0, 5, 0));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_7, 0));
+	r09_land(&r, jv);
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_7, -16));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 0));
+	r09_put(&r, I_STX_DW(BPF_REG_10, BPF_REG_1, -24));
+	r09_loop(&r, 4, 1, BPF_REG_10, -24);
+	r09_ret0(&r);
+	r09_func(&r, 2);
+	r09_put(&r, I_MOV64_REG(BPF_REG_7, BPF_REG_2));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_1, 1));
+	r09_put(&r, I_STX_DW(BPF_REG_7, BPF_REG_1, 0));
+	r09_put(&r, I_CALL(BPF_FUNC_get_prandom_u32));
+	jq = r.i;
+	r09_put(&r, I_JGT_IMM(BPF_REG_0, 5, 0));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_6, 0));			/* P */
+	jx = r.i;
+	r09_put(&r, I_JA(0));
+	r09_land(&r, jq);
+	r09_put(&r, I_LDX_DW(BPF_REG_6, BPF_REG_7, 8));		/* Q: V */
+	r09_land(&r, jx);
+	r56_lookup0(&r, map, &jn);				/* the join */
+	r09_put(&r, I_ADD64_REG(BPF_REG_0, BPF_REG_6));
+	r09_put(&r, R52_ST(BPF_B, BPF_REG_0, 0, 1));
+	r09_land(&r, jn);
+	r09_ret0(&r);
+	r09_check(t, &r, bad ? (struct r09_want){ EACCES, "invalid access to map value" } : R09_OK);
+	close(map);
+}
+
+/*
+ * A sound nested loop that 0056 converges in the middle of a body:
+ * bpf_loop(8) whose callback runs bpf_loop(8) of a callback that counts
+ * into main's fp-8, then bounds the count (& 15) and reads element 0 at
+ * that offset.
+ */
+static void review56_nested_sound(struct kt *t, const void *arg)
+{
+	int map = elem_array(t, false), jn;
+	struct r09 r = { 0 };
+
+	if (map < 0)
+		return;
+	r09_func(&r, 1);
+	r09_put(&r, R52_ST(BPF_DW, BPF_REG_10, -8, 0));
+	r09_loop(&r, 8, 1, BPF_REG_10, -8);
+	r09_ret0(&r);
+	r09_func(&r, 2);
+	r09_put(&r, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+	r09_loop(&r, 8, 2, BPF_REG_6, 0);
+	r09_put(&r, I_LDX_DW(BPF_REG_7, BPF_REG_6, 0));
+	r56_lookup0(&r, map, &jn);
+	r09_put(&r, I_AND64_IMM(BPF_REG_7, 15));
+	r09_put(&r, I_ADD64_REG(BPF_REG_0, BPF_REG_7));
+	r09_put(&r, I_LDX_B(BPF_REG_1, BPF_REG_0, 0));
+	r09_land(&r, jn);
+	r09_ret0(&r);
+	r09_inc_cb(&r);
+	r09_check(t, &r, R09_OK);
+	close(map);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -2771,6 +2878,13 @@ int main(int argc, char **argv)
 		{ "review54_alt_nested3", KT_COMMON, review54_alt_nested, (void *)3 },
 		{ "review54_alt_nested4", KT_COMMON, review54_alt_nested, (void *)4 },
 		{ "review54_beside_zero_twin", KT_COMMON, review54_beside_zero, (void *)R54_TWIN },
+		/* eighth review (0056-0058): a later run converging where an
+		 * earlier run left a value imprecise (not found); the twin and a
+		 * sound nested loop load
+		 */
+		{ "review56_carry", KT_COMMON, review56_carry, (void *)1000 },
+		{ "review56_carry_twin", KT_COMMON, review56_carry, NULL },
+		{ "review56_nested_sound", KT_COMMON, review56_nested_sound },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
 	struct embedded_obj o_612 = EMBEDDED_OBJ(holes612);

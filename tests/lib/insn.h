@@ -13,6 +13,7 @@
 #define I_ADD64_REG(d, s)	((struct bpf_insn){ BPF_ALU64 | BPF_ADD | BPF_X, d, s, 0, 0 })
 #define I_ADD64_IMM(d, i)	((struct bpf_insn){ BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i })
 #define I_ST_W(d, off, i)	((struct bpf_insn){ BPF_ST | BPF_MEM | BPF_W, d, 0, off, i })
+#define I_ST_DW(d, off, i)	((struct bpf_insn){ BPF_ST | BPF_MEM | BPF_DW, d, 0, off, i })
 #define I_JEQ_IMM(d, i, off)	((struct bpf_insn){ BPF_JMP | BPF_JEQ | BPF_K, d, 0, off, i })
 #define I_CALL(fn)		((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, 0, 0, fn })
 /* bpf-to-bpf call of the instruction off + 1 ahead */
