@@ -2713,13 +2713,18 @@ static void review56_carry(struct kt *t, const void *arg)
  * A sound nested loop that 0056 converges in the middle of a body:
  * bpf_loop(8) whose callback runs bpf_loop(8) of a callback that counts
  * into main's fp-8, then bounds the count (& 15) and reads element 0 at
- * that offset.
+ * that offset. ours-6.1 loads it at 2,069 instructions; every 6.12
+ * kernel refuses it with E2BIG at 1,000,001 (the count is precise, so
+ * the inner runs never converge there), hence 6.1 only.
  */
 static void review56_nested_sound(struct kt *t, const void *arg)
 {
-	int map = elem_array(t, false), jn;
+	int map, jn;
 	struct r09 r = { 0 };
 
+	if (!only_on_61(t, "walks the precise nested count to E2BIG"))
+		return;
+	map = elem_array(t, false);
 	if (map < 0)
 		return;
 	r09_func(&r, 1);
