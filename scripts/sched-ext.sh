@@ -53,18 +53,25 @@ need_packages() { need_debs clang-16 llvm-16 lld-16 libelf-dev zlib1g-dev; }
 
 # The schedulers' source: tools/ of the stock tree (commit 'base' of the
 # source repository) and what tools/ builds from, exported once per tree
-# version and recipe, so that no kernel tree is written to.
+# version, recipe and fix, so that no kernel tree is written to. The fix
+# (tests/sched_ext/migration-disabled.patch) makes scx_central and
+# scx_qmap keep migration-disabled tasks on their CPU, as their later
+# versions do: without it the kernel may eject them at any run, on any
+# kernel, as timing falls.
 make_source() {
-	local repo commit
+	local repo commit key fix=$BPFLOCK_ROOT/tests/sched_ext/migration-disabled.patch
 	repo=$("$BPFLOCK_ROOT/scripts/source.sh")
 	commit=$(git -C "$repo" rev-parse base)
-	if [ "$(cat "$cache/.recipe" 2>/dev/null)" != "$commit $SCX_RECIPE" ]; then
+	key="$commit $SCX_RECIPE $(sha1sum <"$fix" | cut -c1-16)"
+	if [ "$(cat "$cache/.recipe" 2>/dev/null)" != "$key" ]; then
 		say "exporting the stock tree's tools/ into $src"
 		rm -rf "$src" "$out" "$ship"
 		mkdir -p "$src"
 		git -C "$repo" archive base tools scripts kernel/bpf include arch/x86/include Makefile |
 			tar -x -C "$src"
-		echo "$commit $SCX_RECIPE" >"$cache/.recipe"
+		patch -d "$src" -p1 --quiet --no-backup-if-mismatch <"$fix" ||
+			die "$fix does not apply to the tree's tools/sched_ext: refresh it"
+		echo "$key" >"$cache/.recipe"
 	fi
 }
 

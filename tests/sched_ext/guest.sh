@@ -151,6 +151,8 @@ state_is() { [ "$(cat $STATE)" = "$1" ]; }
 enabled_or_gone() { state_is enabled || ! kill -0 "$pid" 2>/dev/null; }
 gone() { ! kill -0 "$pid" 2>/dev/null; }
 samples_past() { [ "$(samples "$sched")" -gt "$1" ]; }
+# a sample, or the scheduler is gone (ejected: no sample will come)
+sample_or_gone() { samples_past "$1" || gone; }
 load_done() { set -- load/*.res; [ -e "$1" ] && [ $# -ge "$nworkers" ]; }
 
 # The load: in each cgroup two busy processes and one sleeping.
@@ -195,7 +197,7 @@ run_one() {
 		enabled=yes enable_s=$(secs $((t - t0)))
 		echo "bpflock-scx: $sched enabled ($(cat /sys/kernel/sched_ext/root/ops)) after $enable_s s"
 		# a sample before the load, one after it
-		wait_for "a first sample of $sched" samples_past 0
+		wait_for "a first sample of $sched" sample_or_gone 0
 		start_load
 		now
 		l0=$t
@@ -209,7 +211,7 @@ run_one() {
 		wait $wpids 2>/dev/null
 		rounds=$(load_rounds)
 		n=$(samples "$sched")
-		wait_for "a sample of $sched after the load" samples_past "$n"
+		wait_for "a sample of $sched after the load" sample_or_gone "$n"
 		set -- $(counters "$sched")
 		first=$1 last=$2 moved=$3
 		if state_is enabled; then still=yes; else still=no; fi
