@@ -36,6 +36,9 @@
  *   anywhere, a state at every prune point of a callback): no unsound
  *   program found accepted; a guard, its twin and a sound nested loop
  *   (the states 0057 may keep: cb_cost/long_callback_states).
+ * - review59_*: an attacker review of a change to cb_converged() (the
+ *   callers' frames left to their own marks), not kept: it accepted
+ *   reads past a value and a write of the lock word; guards and a twin.
  * - progs/holes612.bpf.c (annotated, 6.12 only): an attacker review of the
  *   6.12 series' 0010-0012 (for_each values as one lock, inner maps'
  *   locks in tracing programs, callbacks that only tail-call).
@@ -2752,6 +2755,139 @@ static void review56_nested_sound(struct kt *t, const void *arg)
 	close(map);
 }
 
+/*
+ * Ninth review (a change to 0056's cb_converged(), not kept): review59_*.
+ * The change left the frames of a converging callback's callers
+ * unmarked in the earlier state and marked them, without carrying the
+ * marks up, in the states between. mark_reg_read() stops at the first
+ * parent already marked read, so a read made later on a branch that
+ * forks off one of those states never reached the earlier state: main,
+ * which takes one of two paths (r6 = 0 first, r6 = 16 or the lock word
+ * last) and then bpf_loop(count, cb, &flag), had its second path pruned
+ * at the callback's entry. cb returns 0 on one side of a coin (walked
+ * first: run 2 converges with run 1) and sets flag = 1 on the other;
+ * main uses r6 only when flag == 1. The change accepted all of them (a
+ * read 16 bytes into a 16-byte value ran and returned the next
+ * element's bytes); every kernel here must refuse them. The twin (r6 =
+ * 0 on both paths) loads.
+ */
+enum r59_use { R59_IDX, R59_SAME, R59_LOCK };
+enum r59_helper { R59_LOOP, R59_FOR_EACH, R59_NESTED };
+
+/* The callback: on one side of a coin return 0, on the other *ctx = 1, return 1 */
+static void r59_cb(struct r09 *r, int ctx_reg)
+{
+	int jb;
+
+	r09_func(r, ctx_reg == BPF_REG_4 ? 4 : 2);
+	r09_put(r, I_MOV64_REG(BPF_REG_6, ctx_reg));
+	r09_put(r, I_CALL(BPF_FUNC_get_prandom_u32));
+	jb = r->i;
+	r09_put(r, I_JGT_IMM(BPF_REG_0, 100, 0));
+	r09_ret0(r);
+	r09_land(r, jb);
+	r09_put(r, I_MOV64_IMM(BPF_REG_1, 1));
+	r09_put(r, I_STX_DW(BPF_REG_6, BPF_REG_1, 0));
+	r09_put(r, I_MOV64_IMM(BPF_REG_0, 1));
+	r09_put(r, I_EXIT());
+}
+
+/* The two paths, the callback's helper (its function @cb), the use */
+static void r59_body(struct r09 *r, int map, enum r59_use use, enum r59_helper h, int cb)
+{
+	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, map) };
+	int jn, jbig, jjoin, jflag, jn2;
+
+	r56_lookup0(r, map, &jn);
+	r09_put(r, I_LDX_W(BPF_REG_7, BPF_REG_0, 0));		/* the count */
+	r09_put(r, I_LDX_W(BPF_REG_1, BPF_REG_0, 8));		/* which path */
+	r09_put(r, I_MOV64_REG(BPF_REG_8, BPF_REG_0));
+	jbig = r->i;
+	r09_put(r, I_JEQ_IMM(BPF_REG_1, 1, 0));
+	if (use == R59_LOCK) {					/* walked first */
+		r09_put(r, I_MOV64_REG(BPF_REG_6, BPF_REG_8));
+		r09_put(r, I_ADD64_IMM(BPF_REG_6, 8));
+	} else {
+		r09_put(r, I_MOV64_IMM(BPF_REG_6, 0));
+	}
+	jjoin = r->i;
+	r09_put(r, I_JA(0));
+	r09_land(r, jbig);
+	if (use == R59_LOCK) {					/* walked last */
+		r09_put(r, I_MOV64_REG(BPF_REG_6, BPF_REG_8));
+		r09_put(r, I_ADD64_IMM(BPF_REG_6, 4));
+	} else {
+		r09_put(r, I_MOV64_IMM(BPF_REG_6, use == R59_IDX ? sizeof(struct elem) : 0));
+	}
+	r09_land(r, jjoin);
+	r09_put(r, R52_ST(BPF_DW, BPF_REG_10, -16, 0));		/* the flag */
+	if (h == R59_FOR_EACH) {
+		r09_put(r, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
+		r09_put(r, I_ADD64_IMM(BPF_REG_3, -16));
+		r09_put(r, lm[0]);
+		r09_put(r, lm[1]);
+		r09_ld_func(r, cb);
+		r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
+		r09_put(r, I_CALL(BPF_FUNC_for_each_map_elem));
+	} else {
+		r09_put(r, I_MOV64_REG(BPF_REG_1, BPF_REG_7));
+		r09_ld_func(r, cb);
+		r09_put(r, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
+		r09_put(r, I_ADD64_IMM(BPF_REG_3, -16));
+		r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
+		r09_put(r, I_CALL(BPF_FUNC_loop));
+	}
+	r09_put(r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -16));
+	jflag = r->i;
+	r09_put(r, I_JNE_IMM(BPF_REG_1, 1, 0));
+	if (use == R59_LOCK) {
+		r09_put(r, I_MOV64_IMM(BPF_REG_1, 0x7777));
+		r09_put(r, I_STX_W(BPF_REG_6, BPF_REG_1, 0));
+	} else {
+		r56_lookup0(r, map, &jn2);
+		r09_put(r, I_ADD64_REG(BPF_REG_0, BPF_REG_6));
+		r09_put(r, I_LDX_B(BPF_REG_0, BPF_REG_0, 0));
+		r09_land(r, jn2);
+	}
+	r09_land(r, jflag);
+	r09_land(r, jn);
+	r09_ret0(r);
+}
+
+static void review59(struct kt *t, const void *arg)
+{
+	enum r59_use use = (long)arg & 0xf;
+	enum r59_helper h = (long)arg >> 4;
+	int map = elem_array(t, use == R59_LOCK);
+	struct r09 r = { 0 };
+
+	if (map < 0)
+		return;
+	r09_func(&r, 1);
+	if (h == R59_NESTED) {
+		/* main: bpf_loop(1, outer, fp-8); the two paths in outer */
+		r09_put(&r, R52_ST(BPF_DW, BPF_REG_10, -8, 0));
+		r09_loop(&r, 1, 1, BPF_REG_10, -8);
+		r09_ret0(&r);
+		r09_func(&r, 2);
+		r59_body(&r, map, use, R59_LOOP, 2);
+		r59_cb(&r, BPF_REG_2);
+	} else {
+		r59_body(&r, map, use, h, 1);
+		r59_cb(&r, h == R59_FOR_EACH ? BPF_REG_4 : BPF_REG_2);
+	}
+	if (use == R59_SAME)
+		r09_check(t, &r, R09_OK);
+	else if (use == R59_LOCK)
+		r09_check(t, &r, (struct r09_want){ EACCES,
+			  "bpf_spin_lock cannot be accessed directly by load/store" });
+	else
+		r09_check(t, &r, (struct r09_want){ EACCES, "invalid access to map value" });
+	close(map);
+}
+
+#define R59(use, helper) ((void *)(long)((use) | (helper) << 4))
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -2896,6 +3032,11 @@ int main(int argc, char **argv)
 		{ "review56_carry", KT_COMMON, review56_carry, (void *)1000 },
 		{ "review56_carry_twin", KT_COMMON, review56_carry, NULL },
 		{ "review56_nested_sound", KT_COMMON, review56_nested_sound },
+		{ "review59_idx", KT_COMMON, review59, R59(R59_IDX, R59_LOOP) },
+		{ "review59_idx_twin", KT_COMMON, review59, R59(R59_SAME, R59_LOOP) },
+		{ "review59_idx_for_each", KT_COMMON, review59, R59(R59_IDX, R59_FOR_EACH) },
+		{ "review59_idx_nested", KT_COMMON, review59, R59(R59_IDX, R59_NESTED) },
+		{ "review59_lock_word", KT_FEATURE, review59, R59(R59_LOCK, R59_LOOP) },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
 	struct embedded_obj o_612 = EMBEDDED_OBJ(holes612);
