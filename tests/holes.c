@@ -2795,7 +2795,6 @@ static void r59_cb(struct r09 *r, int ctx_reg)
 /* The two paths, the callback's helper (its function @cb), the use */
 static void r59_body(struct r09 *r, int map, enum r59_use use, enum r59_helper h, int cb)
 {
-	struct bpf_insn lm[] = { I_LD_MAP_FD(BPF_REG_1, map) };
 	int jn, jbig, jjoin, jflag, jn2;
 
 	r56_lookup0(r, map, &jn);
@@ -2822,20 +2821,10 @@ static void r59_body(struct r09 *r, int map, enum r59_use use, enum r59_helper h
 	r09_land(r, jjoin);
 	r09_put(r, R52_ST(BPF_DW, BPF_REG_10, -16, 0));		/* the flag */
 	if (h == R59_FOR_EACH) {
-		r09_put(r, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
-		r09_put(r, I_ADD64_IMM(BPF_REG_3, -16));
-		r09_put(r, lm[0]);
-		r09_put(r, lm[1]);
-		r09_ld_func(r, cb);
-		r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
-		r09_put(r, I_CALL(BPF_FUNC_for_each_map_elem));
+		r09_for_each(r, map, cb, BPF_REG_10, -16);
 	} else {
-		r09_put(r, I_MOV64_REG(BPF_REG_1, BPF_REG_7));
-		r09_ld_func(r, cb);
-		r09_put(r, I_MOV64_REG(BPF_REG_3, BPF_REG_10));
-		r09_put(r, I_ADD64_IMM(BPF_REG_3, -16));
-		r09_put(r, I_MOV64_IMM(BPF_REG_4, 0));
-		r09_put(r, I_CALL(BPF_FUNC_loop));
+		r09_loop(r, 0, cb, BPF_REG_10, -16);
+		r->p[r->i - 7] = I_MOV64_REG(BPF_REG_1, BPF_REG_7);	/* the count */
 	}
 	r09_put(r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -16));
 	jflag = r->i;
