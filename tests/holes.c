@@ -2877,6 +2877,54 @@ static void review59(struct kt *t, const void *arg)
 
 #define R59(use, helper) ((void *)(long)((use) | (helper) << 4))
 
+/*
+ * The same through the callback, for a loader with CAP_BPF and without
+ * CAP_PERFMON: main leaves fp-24 uninitialised on its second path, and
+ * the callback's side that sets the flag reads fp-24 through its context
+ * pointer and hands it back. The change accepted it, and its run
+ * returned bytes of kernel stack.
+ */
+static void review59_cb_uninit(struct kt *t, const void *arg)
+{
+	int map = elem_array(t, false), jn, jbig;
+	struct r09 r = { 0 };
+
+	if (map < 0)
+		return;
+	r09_func(&r, 1);
+	r56_lookup0(&r, map, &jn);
+	r09_put(&r, I_LDX_W(BPF_REG_7, BPF_REG_0, 0));		/* the count */
+	r09_put(&r, I_LDX_W(BPF_REG_1, BPF_REG_0, 8));		/* which path */
+	jbig = r.i;
+	r09_put(&r, I_JEQ_IMM(BPF_REG_1, 1, 0));
+	r09_put(&r, R52_ST(BPF_DW, BPF_REG_10, -24, 0));	/* only on the first */
+	r09_land(&r, jbig);
+	r09_put(&r, R52_ST(BPF_DW, BPF_REG_10, -16, 0));
+	r09_loop(&r, 0, 1, BPF_REG_10, -16);
+	r.p[r.i - 7] = I_MOV64_REG(BPF_REG_1, BPF_REG_7);
+	r09_put(&r, I_LDX_DW(BPF_REG_0, BPF_REG_10, -16));
+	r09_put(&r, I_EXIT());
+	r09_land(&r, jn);
+	r09_ret0(&r);
+	r09_func(&r, 2);
+	r09_put(&r, I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+	r09_put(&r, I_CALL(BPF_FUNC_get_prandom_u32));
+	jbig = r.i;
+	r09_put(&r, I_JGT_IMM(BPF_REG_0, 100, 0));
+	r09_ret0(&r);
+	r09_land(&r, jbig);
+	r09_put(&r, I_LDX_DW(BPF_REG_7, BPF_REG_6, -8));	/* main's fp-24 */
+	r09_put(&r, I_STX_DW(BPF_REG_6, BPF_REG_7, 0));
+	r09_put(&r, I_MOV64_IMM(BPF_REG_0, 1));
+	r09_put(&r, I_EXIT());
+	if (KT_OK(t, progs_set_caps(true), "drop to CAP_BPF + CAP_NET_ADMIN")) {
+		r09_check(t, &r, (struct r09_want){ EACCES, "invalid read from stack" });
+		KT_OK(t, progs_set_caps(false), "restore the capabilities");
+	}
+	free(r.p);
+	close(map);
+}
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -3026,6 +3074,7 @@ int main(int argc, char **argv)
 		{ "review59_idx_for_each", KT_COMMON, review59, R59(R59_IDX, R59_FOR_EACH) },
 		{ "review59_idx_nested", KT_COMMON, review59, R59(R59_IDX, R59_NESTED) },
 		{ "review59_lock_word", KT_FEATURE, review59, R59(R59_LOCK, R59_LOOP) },
+		{ "review59_cb_uninit", KT_COMMON, review59_cb_uninit },
 	};
 	struct kt_case *cases, *cb_cases, *rv_cases, *c612_cases;
 	struct embedded_obj o_612 = EMBEDDED_OBJ(holes612);
