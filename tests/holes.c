@@ -750,6 +750,15 @@ static void r09_loop(struct r09 *r, int count, int fn, int ctx_reg, int ctx_off)
 	r09_put(r, I_CALL(BPF_FUNC_loop));
 }
 
+/* bpf_loop(@count_reg, @fn, @ctx_reg + @ctx_off, 0): a count not known */
+static void r09_loop_reg(struct r09 *r, int count_reg, int fn, int ctx_reg, int ctx_off)
+{
+	int at = r->i;
+
+	r09_loop(r, 0, fn, ctx_reg, ctx_off);
+	r->p[at] = I_MOV64_REG(BPF_REG_1, count_reg);
+}
+
 /* bpf_for_each_map_elem(@map, @fn, @ctx_reg + @ctx_off, 0) */
 static void r09_for_each(struct r09 *r, int map, int fn, int ctx_reg, int ctx_off)
 {
@@ -2823,8 +2832,7 @@ static void r59_body(struct r09 *r, int map, enum r59_use use, enum r59_helper h
 	if (h == R59_FOR_EACH) {
 		r09_for_each(r, map, cb, BPF_REG_10, -16);
 	} else {
-		r09_loop(r, 0, cb, BPF_REG_10, -16);
-		r->p[r->i - 7] = I_MOV64_REG(BPF_REG_1, BPF_REG_7);	/* the count */
+		r09_loop_reg(r, BPF_REG_7, cb, BPF_REG_10, -16);
 	}
 	r09_put(r, I_LDX_DW(BPF_REG_1, BPF_REG_10, -16));
 	jflag = r->i;
@@ -2900,8 +2908,7 @@ static void review59_cb_uninit(struct kt *t, const void *arg)
 	r09_put(&r, R52_ST(BPF_DW, BPF_REG_10, -24, 0));	/* only on the first */
 	r09_land(&r, jbig);
 	r09_put(&r, R52_ST(BPF_DW, BPF_REG_10, -16, 0));
-	r09_loop(&r, 0, 1, BPF_REG_10, -16);
-	r.p[r.i - 7] = I_MOV64_REG(BPF_REG_1, BPF_REG_7);
+	r09_loop_reg(&r, BPF_REG_7, 1, BPF_REG_10, -16);
 	r09_put(&r, I_LDX_DW(BPF_REG_0, BPF_REG_10, -16));
 	r09_put(&r, I_EXIT());
 	r09_land(&r, jn);

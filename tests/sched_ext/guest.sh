@@ -148,8 +148,8 @@ wait_for() { # DESCRIPTION CONDITION...
 	done
 }
 state_is() { [ "$(cat $STATE)" = "$1" ]; }
-enabled_or_gone() { state_is enabled || ! kill -0 "$pid" 2>/dev/null; }
 gone() { ! kill -0 "$pid" 2>/dev/null; }
+enabled_or_gone() { state_is enabled || gone; }
 samples_past() { [ "$(samples "$sched")" -gt "$1" ]; }
 # a sample, or the scheduler is gone (ejected: no sample will come)
 sample_or_gone() { samples_past "$1" || gone; }
@@ -225,6 +225,10 @@ run_one() {
 	rc=$?
 	wait_for "state disabled after $sched" state_is disabled
 	exitmsg=$(sed -n 's/^EXIT: //p' "$sched.err" | head -n 1)
+	# a scheduler the kernel ejected may not print why; the kernel says,
+	# naming its ops ("flatcg" for scx_flatcg)
+	[ -n "$exitmsg" ] || [ "$enabled" != yes ] ||
+		exitmsg=$(dmesg | sed -n "s/.*sched_ext: BPF scheduler \"${sched#scx_}\" disabled (\(.*\))\$/\1/p" | tail -n 1)
 	if [ "$detach" != hung ]; then
 		if [ "$enabled" = yes ] && state_is disabled && [ "$exitmsg" = "unregistered from user space" ]; then
 			detach=clean
@@ -233,9 +237,9 @@ run_one() {
 		fi
 	fi
 	if [ "$enabled" = yes ]; then
-		if [ "$moved" != yes ]; then verdict=counters_still
+		if [ "$still" != yes ]; then verdict=kicked_out reason=$exitmsg
+		elif [ "$moved" != yes ]; then verdict=counters_still
 		elif [ "$load" != done ]; then verdict=load_unfinished
-		elif [ "$still" != yes ]; then verdict=kicked_out reason=$exitmsg
 		elif [ "$detach" != clean ]; then verdict=detach_$detach reason=$exitmsg
 		else verdict=runs
 		fi
