@@ -1732,6 +1732,98 @@ static void ext_of_tracing_refused(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
+/* Which program of an ext_arg_*.bpf.c object replaces ext_fill() of which fd. */
+static int attach_to_ext_fill(struct bpf_object *obj, void *ctx)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, "ext_fill");
+
+	return bpf_program__set_attach_target(p, *(int *)ctx, "ext_fill");
+}
+
+struct ext_arg_case {
+	struct embedded_obj (*ext)(void);
+	const char *msg;	/* NULL: the extension loads */
+	const char *only;	/* the base whose tree reads the tags, or NULL */
+};
+
+/*
+ * A kernel that loaded the wide extension: attach it, run the target once
+ * and say what element 0's data[0] holds then (0x7777: the extension
+ * stored past the 4 bytes its caller checked; a lookup does not copy the
+ * lock word out, which it stored to as well).
+ */
+static void ext_arg_show_store(struct kt *t, struct bpf_object *target, int fd)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(ext_arg_wide);
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o.name);
+	struct bpf_link *link = NULL;
+	struct bpf_object *ext;
+	int key = 0, v[4] = { 0 };
+
+	ext = bpf_object__open_mem(o.data, o.size, &opts);
+	if (!ext)
+		return;
+	if (!attach_to_ext_fill(ext, &fd) && !bpf_object__load(ext))
+		link = bpf_program__attach_freplace(bpf_object__find_program_by_name(ext, "ext_fill"),
+						    fd, "ext_fill");
+	if (link && !prog_run(fd, 1, NULL) &&
+	    !bpf_map_lookup_elem(bpf_map__fd(bpf_object__find_map_by_name(target, "ext_arg_map")),
+				 &key, v))
+		kt_log(t, "attached and run: element 0's data[0] is 0x%x", v[2]);
+	bpf_link__destroy(link);
+	bpf_object__close(ext);
+}
+
+static struct embedded_obj ext_arg_wide(void) { return EMBEDDED_OBJ(ext_arg_wide); }
+static struct embedded_obj ext_arg_same(void) { return EMBEDDED_OBJ(ext_arg_same); }
+static struct embedded_obj ext_arg_nonnull(void) { return EMBEDDED_OBJ(ext_arg_nonnull); }
+
+/*
+ * An extension is verified with its own BTF of the function it replaces;
+ * the target's callers were checked with the target's. A struct argument
+ * that is not the context is memory of the struct's size, and an "arg:"
+ * tag (6.12) makes it a context, a kernel pointer or never NULL: where
+ * the two differ, the extension reaches what no caller checked.
+ */
+static void ext_arg_match(struct kt *t, const void *arg)
+{
+	const struct ext_arg_case *c = arg;
+	struct embedded_obj target = EMBEDDED_OBJ(ext_arg_target);
+	struct embedded_obj ext = c->ext();
+	struct bpf_object *obj;
+	int fd, err;
+
+	if (c->only && strcmp(c->only, kt_base())) {
+		kt_skip(t, "base %s reads no argument tags", kt_base());
+		return;
+	}
+	obj = obj_load(t, &target, (const char *const[]){ "ext_arg_target", NULL });
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, "ext_arg_target");
+	err = load_one_logged(&ext, "ext_fill", attach_to_ext_fill, &fd, vlog, sizeof(vlog));
+	if (!c->msg)
+		KT_OK(t, err, "load an extension that matches its target");
+	else if (!err && c->ext == ext_arg_wide)
+		ext_arg_show_store(t, obj, fd);
+	if (c->msg && KT_ERR(t, err, EINVAL, "load an extension whose argument differs") &&
+	    !log_has(vlog, c->msg))
+		kt_fail(t, "log lacks \"%s\"; tail:\n%s", c->msg,
+			vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
+	bpf_object__close(obj);
+}
+
+static const struct ext_arg_case ext_arg_wide_case = {
+	ext_arg_wide,
+	"arg0 in ext_fill() is a struct ext_arg of 16 bytes, ext_fill() of the target has 4",
+};
+static const struct ext_arg_case ext_arg_same_case = { ext_arg_same };
+static const struct ext_arg_case ext_arg_nonnull_case = {
+	ext_arg_nonnull,
+	"arg0 in ext_fill() is tagged arg:nonnull, in ext_fill() of the target it is not",
+	"6.12",
+};
+
 /*
  * Fifth review (0050, 0051). Each program writes 0x5a5a at element 0 +
  * a value it keeps in the stack: 0 or 8 on the paths the verifier walks,
@@ -2977,6 +3069,11 @@ int main(int argc, char **argv)
 		{ "iter_store_rodata", KT_BEYOND, iter_write, &iter_rodata,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "ext_of_tracing_refused", KT_BEYOND, ext_of_tracing_refused },
+		{ "ext_struct_size_refused", KT_BEYOND, ext_arg_match, &ext_arg_wide_case,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_struct_size_twin", KT_COMMON, ext_arg_match, &ext_arg_same_case },
+		{ "ext_arg_tag_refused", KT_BEYOND, ext_arg_match, &ext_arg_nonnull_case,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
 		/* the outside review of 0025-0029; the rest in holes_review.bpf.c */
 		{ "review_linked_scalars", KT_BEYOND, review_linked_scalars, (void *)1,
