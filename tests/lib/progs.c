@@ -142,7 +142,7 @@ void *prog_runner_thread(void *arg)
 	__u32 retval;
 	long i;
 
-	for (i = 0; i < r->runs; i++) {
+	for (i = 0; i < r->runs && !(r->stop && *r->stop); i++) {
 		if (prog_run(r->prog_fd, r->repeat, &retval)) {
 			r->err = errno;
 			break;
@@ -152,6 +152,8 @@ void *prog_runner_thread(void *arg)
 			r->bad_retval = retval;
 		}
 	}
+	r->done = i;
+	r->finished = 1;
 	return NULL;
 }
 

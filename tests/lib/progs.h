@@ -49,11 +49,14 @@ struct prog_runner {
 	long bad;		/* runs that returned something else */
 	__u32 bad_retval;
 	int err;		/* first test_run errno */
+	const volatile int *stop; /* when set, stop before the next test run */
+	long done;		/* test runs completed */
+	volatile int finished;	/* the thread has returned */
 };
 
 #define PROG_RUN_MAX_THREADS 8
 
-/* pthread body: runs r->runs test runs of r->prog_fd. */
+/* pthread body: runs r->runs test runs of r->prog_fd (fewer if *r->stop). */
 void *prog_runner_thread(void *arg);
 
 /*
