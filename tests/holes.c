@@ -1732,30 +1732,53 @@ static void ext_of_tracing_refused(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
-/* Which program of an ext_arg_*.bpf.c object replaces ext_fill() of which fd. */
-static int attach_to_ext_fill(struct bpf_object *obj, void *ctx)
-{
-	struct bpf_program *p = bpf_object__find_program_by_name(obj, "ext_fill");
+/* The extension (its program is named after the function) and its target. */
+struct ext_attach {
+	int fd;
+	const char *fn;
+};
 
-	return bpf_program__set_attach_target(p, *(int *)ctx, "ext_fill");
+static int attach_ext(struct bpf_object *obj, void *ctx)
+{
+	const struct ext_attach *a = ctx;
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, a->fn);
+
+	return p ? bpf_program__set_attach_target(p, a->fd, a->fn) : -ENOENT;
 }
 
 struct ext_arg_case {
+	struct embedded_obj (*target)(void);
+	const char *target_prog;
 	struct embedded_obj (*ext)(void);
+	const char *fn;		/* the function replaced */
 	const char *msg;	/* NULL: the extension loads */
-	const char *only;	/* the base whose tree reads the tags, or NULL */
+	const char *msg_612;	/* 6.12's words, if not msg's */
+	const char *only;	/* the one base whose tree has the case, or NULL */
 };
 
+static struct embedded_obj ext_arg_target(void) { return EMBEDDED_OBJ(ext_arg_target); }
+static struct embedded_obj ext_arg_wide(void) { return EMBEDDED_OBJ(ext_arg_wide); }
+static struct embedded_obj ext_arg_same(void) { return EMBEDDED_OBJ(ext_arg_same); }
+static struct embedded_obj ext_arg_nonnull(void) { return EMBEDDED_OBJ(ext_arg_nonnull); }
+static struct embedded_obj ext_ctx_target(void) { return EMBEDDED_OBJ(ext_ctx_target); }
+static struct embedded_obj ext_ctx_short(void) { return EMBEDDED_OBJ(ext_ctx_short); }
+static struct embedded_obj ext_tag_loose(void) { return EMBEDDED_OBJ(ext_tag_loose); }
+static struct embedded_obj ext_kp_target(void) { return EMBEDDED_OBJ(ext_kp_target); }
+static struct embedded_obj ext_kp_swap(void) { return EMBEDDED_OBJ(ext_kp_swap); }
+static struct embedded_obj ext_tp_target(void) { return EMBEDDED_OBJ(ext_tp_target); }
+static struct embedded_obj ext_tp_read(void) { return EMBEDDED_OBJ(ext_tp_read); }
+
 /*
- * A kernel that loaded the wide extension: attach it, run the target once
- * and say what element 0's data[0] holds then (0x7777: the extension
- * stored past the 4 bytes its caller checked; a lookup does not copy the
- * lock word out, which it stored to as well).
+ * A kernel that loaded ext_arg_wide: attach it, run the target once and
+ * say what element 0's data[0] holds then (0x7777: the extension stored
+ * past the 4 bytes its caller checked; a lookup does not copy the lock
+ * word out, which it stored to as well).
  */
 static void ext_arg_show_store(struct kt *t, struct bpf_object *target, int fd)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(ext_arg_wide);
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o.name);
+	struct ext_attach at = { fd, "ext_fill" };
 	struct bpf_link *link = NULL;
 	struct bpf_object *ext;
 	int key = 0, v[4] = { 0 };
@@ -1763,7 +1786,7 @@ static void ext_arg_show_store(struct kt *t, struct bpf_object *target, int fd)
 	ext = bpf_object__open_mem(o.data, o.size, &opts);
 	if (!ext)
 		return;
-	if (!attach_to_ext_fill(ext, &fd) && !bpf_object__load(ext))
+	if (!attach_ext(ext, &at) && !bpf_object__load(ext))
 		link = bpf_program__attach_freplace(bpf_object__find_program_by_name(ext, "ext_fill"),
 						    fd, "ext_fill");
 	if (link && !prog_run(fd, 1, NULL) &&
@@ -1774,54 +1797,82 @@ static void ext_arg_show_store(struct kt *t, struct bpf_object *target, int fd)
 	bpf_object__close(ext);
 }
 
-static struct embedded_obj ext_arg_wide(void) { return EMBEDDED_OBJ(ext_arg_wide); }
-static struct embedded_obj ext_arg_same(void) { return EMBEDDED_OBJ(ext_arg_same); }
-static struct embedded_obj ext_arg_nonnull(void) { return EMBEDDED_OBJ(ext_arg_nonnull); }
-
 /*
  * An extension is verified with its own BTF of the function it replaces;
- * the target's callers were checked with the target's. A struct argument
- * that is not the context is memory of the struct's size, and an "arg:"
- * tag (6.12) makes it a context, a kernel pointer or never NULL: where
- * the two differ, the extension reaches what no caller checked.
+ * the target's callers were checked with the target's. What an argument is
+ * to the verifier (a context, memory of a struct's size, never NULL, a
+ * trusted kernel pointer) must be the same on both sides, and an
+ * extension of a tracing or tracepoint program cannot read the context,
+ * whose layout and bounds are its target's attachment's.
  */
 static void ext_arg_match(struct kt *t, const void *arg)
 {
 	const struct ext_arg_case *c = arg;
-	struct embedded_obj target = EMBEDDED_OBJ(ext_arg_target);
+	struct embedded_obj target = c->target();
 	struct embedded_obj ext = c->ext();
+	const char *msg = c->msg_612 && !strcmp(kt_base(), "6.12") ? c->msg_612 : c->msg;
+	struct ext_attach at = { .fn = c->fn };
 	struct bpf_object *obj;
-	int fd, err;
+	int err;
 
 	if (c->only && strcmp(c->only, kt_base())) {
-		kt_skip(t, "base %s reads no argument tags", kt_base());
+		kt_skip(t, "a case of base %s's tree", c->only);
 		return;
 	}
-	obj = obj_load(t, &target, (const char *const[]){ "ext_arg_target", NULL });
+	obj = obj_load(t, &target, (const char *const[]){ c->target_prog, NULL });
 	if (!obj)
 		return;
-	fd = obj_prog_fd(t, obj, "ext_arg_target");
-	err = load_one_logged(&ext, "ext_fill", attach_to_ext_fill, &fd, vlog, sizeof(vlog));
-	if (!c->msg)
+	at.fd = obj_prog_fd(t, obj, c->target_prog);
+	err = load_one_logged(&ext, c->fn, attach_ext, &at, vlog, sizeof(vlog));
+	if (!msg)
 		KT_OK(t, err, "load an extension that matches its target");
 	else if (!err && c->ext == ext_arg_wide)
-		ext_arg_show_store(t, obj, fd);
-	if (c->msg && KT_ERR(t, err, EINVAL, "load an extension whose argument differs") &&
-	    !log_has(vlog, c->msg))
-		kt_fail(t, "log lacks \"%s\"; tail:\n%s", c->msg,
+		ext_arg_show_store(t, obj, at.fd);
+	if (msg && KT_ERR(t, err, EINVAL, "load an extension whose argument differs") &&
+	    !log_has(vlog, msg))
+		kt_fail(t, "log lacks \"%s\"; tail:\n%s", msg,
 			vlog + (strlen(vlog) > 400 ? strlen(vlog) - 400 : 0));
 	bpf_object__close(obj);
 }
 
 static const struct ext_arg_case ext_arg_wide_case = {
-	ext_arg_wide,
+	ext_arg_target, "ext_arg_target", ext_arg_wide, "ext_fill",
 	"arg0 in ext_fill() is a struct ext_arg of 16 bytes, ext_fill() of the target has 4",
+	"arg0 in ext_fill() is 16 bytes of memory or NULL, in ext_fill() of the target 4 bytes of memory or NULL",
 };
-static const struct ext_arg_case ext_arg_same_case = { ext_arg_same };
+static const struct ext_arg_case ext_arg_same_case = {
+	ext_arg_target, "ext_arg_target", ext_arg_same, "ext_fill",
+};
 static const struct ext_arg_case ext_arg_nonnull_case = {
-	ext_arg_nonnull,
-	"arg0 in ext_fill() is tagged arg:nonnull, in ext_fill() of the target it is not",
-	"6.12",
+	ext_arg_target, "ext_arg_target", ext_arg_nonnull, "ext_fill",
+	"arg0 in ext_fill() is 4 bytes of memory, in ext_fill() of the target 4 bytes of memory or NULL",
+	.only = "6.12",
+};
+static const struct ext_arg_case ext_ctx_short_case = {
+	ext_ctx_target, "ext_ctx_target", ext_ctx_short, "ext_ctx_len",
+};
+static const struct ext_arg_case ext_tag_ctx_case = {
+	ext_ctx_target, "ext_tag_target", ext_tag_loose, "ext_ctx_tagged", .only = "6.12",
+};
+static const struct ext_arg_case ext_tag_nonnull_case = {
+	ext_ctx_target, "ext_tag_target", ext_tag_loose, "ext_nonnull", .only = "6.12",
+};
+static const struct ext_arg_case ext_tag_trusted_case = {
+	ext_ctx_target, "ext_tag_target", ext_tag_loose, "ext_trusted", .only = "6.12",
+};
+static const struct ext_arg_case ext_kp_ctx_case = {
+	ext_kp_target, "ext_kp_target", ext_kp_swap, "ext_kp_ctx",
+	"arg0 in ext_kp_ctx() is 168 bytes of memory or NULL, in ext_kp_ctx() of the target the context",
+	.only = "6.12",
+};
+static const struct ext_arg_case ext_kp_mem_case = {
+	ext_kp_target, "ext_kp_target", ext_kp_swap, "ext_kp_mem",
+	"arg0 in ext_kp_mem() is the context, in ext_kp_mem() of the target 8 bytes of memory or NULL",
+	.only = "6.12",
+};
+static const struct ext_arg_case ext_tp_ctx_case = {
+	ext_tp_target, "ext_tp_target", ext_tp_read, "ext_tp_fn",
+	"arg0 in ext_tp_fn() is the context, which an extension of a tracing or tracepoint program cannot read",
 };
 
 /*
@@ -3074,6 +3125,16 @@ int main(int argc, char **argv)
 		{ "ext_struct_size_twin", KT_COMMON, ext_arg_match, &ext_arg_same_case },
 		{ "ext_arg_tag_refused", KT_BEYOND, ext_arg_match, &ext_arg_nonnull_case,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_kprobe_ctx_as_memory_refused", KT_BEYOND, ext_arg_match, &ext_kp_ctx_case,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_kprobe_memory_as_ctx_refused", KT_BEYOND, ext_arg_match, &ext_kp_mem_case,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_tracing_ctx_refused", KT_BEYOND, ext_arg_match, &ext_tp_ctx_case,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_ctx_declared_short_twin", KT_COMMON, ext_arg_match, &ext_ctx_short_case },
+		{ "ext_tag_ctx_untagged_twin", KT_COMMON, ext_arg_match, &ext_tag_ctx_case },
+		{ "ext_tag_nonnull_checked_twin", KT_COMMON, ext_arg_match, &ext_tag_nonnull_case },
+		{ "ext_tag_trusted_wider_twin", KT_COMMON, ext_arg_match, &ext_tag_trusted_case },
 		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
 		/* the outside review of 0025-0029; the rest in holes_review.bpf.c */
 		{ "review_linked_scalars", KT_BEYOND, review_linked_scalars, (void *)1,
