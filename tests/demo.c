@@ -341,10 +341,13 @@ int main(void)
 	bad += demo_flag_lock(&t);
 	bad += demo_reject();
 	if (strcmp(kt_base(), "6.1")) {
-		/* the 6.12 series has the lock, not yet what 6.1's adds to it */
-		printf("\nOnly on ours (a lock in a kprobe program, read-modify-write under\n"
-		       "the lock from user space): in the 6.1 series; not in the %s series yet.\n",
-		       kt_base());
+		/* the 6.12 series has the lock and libbpf's locked_map, not yet
+		 * the rest of what 6.1's adds to it
+		 */
+		printf("\nWith bpflock's libbpf (on any 6.12 kernel with the lock):\n\n");
+		bad += demo_user_rmw(&t);
+		printf("\nOnly on ours (a lock in a kprobe program): in the 6.1 series;\n"
+		       "not in the %s series yet.\n", kt_base());
 	} else {
 		printf("\nOnly on ours:\n\n");
 		bad += demo_kprobe_tc(&t);

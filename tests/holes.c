@@ -1872,8 +1872,62 @@ static const struct ext_arg_case ext_kp_mem_case = {
 };
 static const struct ext_arg_case ext_tp_ctx_case = {
 	ext_tp_target, "ext_tp_target", ext_tp_read, "ext_tp_fn",
-	"arg0 in ext_tp_fn() is the context, which an extension of a tracing or tracepoint program cannot read",
+	"arg0 in ext_tp_fn() is the context, which an extension of a tracing, LSM or struct_ops program cannot read",
 };
+
+struct ext_run_case {
+	const char *target_prog;
+	const char *fn;		/* the function replaced */
+	const char *ext_prog;
+	bool refused;		/* the attach must fail with EINVAL */
+};
+
+/*
+ * Load ext_run.bpf.c's @c->ext_prog as an extension of @c->fn in
+ * ext_run_target.bpf.c's @c->target_prog, and attach it. Nothing runs:
+ * where the attach succeeds and must not, the runs would read kernel
+ * memory, dereference NULL or forge AF_UNIX credentials.
+ */
+static void ext_run_attach(struct kt *t, const void *arg)
+{
+	const struct ext_run_case *c = arg;
+	struct embedded_obj target = EMBEDDED_OBJ(ext_run_target);
+	struct embedded_obj o = EMBEDDED_OBJ(ext_run);
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o.name);
+	struct bpf_object *obj, *ext = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_program *p;
+	int fd, err;
+
+	obj = obj_load(t, &target, (const char *const[]){ c->target_prog, NULL });
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, c->target_prog);
+	ext = bpf_object__open_mem(o.data, o.size, &opts);
+	if (fd < 0 || !KT_TRUE(t, ext, "open ext_run"))
+		goto out;
+	bpf_object__for_each_program(p, ext)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), c->ext_prog));
+	p = bpf_object__find_program_by_name(ext, c->ext_prog);
+	if (!KT_OK(t, bpf_program__set_attach_target(p, fd, c->fn), "set the target") ||
+	    !KT_OK(t, bpf_object__load(ext), "load the extension"))
+		goto out;
+	link = bpf_program__attach_freplace(p, fd, c->fn);
+	err = link ? 0 : -errno;
+	if (c->refused)
+		KT_ERR(t, err, EINVAL, "attach an extension that uses what its target's runner did not check");
+	else
+		KT_OK(t, err, "attach an extension within its target");
+out:
+	bpf_link__destroy(link);
+	bpf_object__close(ext);
+	bpf_object__close(obj);
+}
+
+static const struct ext_run_case ext_run_sys = { "ext_sys_target", "ext_sys_fn", "ext_sys_fn", true };
+static const struct ext_run_case ext_run_cg = { "ext_cg_target", "ext_cg_fn", "ext_cg_fn", true };
+static const struct ext_run_case ext_run_sf = { "ext_sf_target", "ext_sf_fn", "ext_sf_fn", true };
+static const struct ext_run_case ext_run_sf_twin = { "ext_sf_target", "ext_sf_fn", "ext_sf_len" };
 
 /*
  * Fifth review (0050, 0051). Each program writes 0x5a5a at element 0 +
@@ -3132,6 +3186,13 @@ int main(int argc, char **argv)
 		{ "ext_tracing_ctx_refused", KT_BEYOND, ext_arg_match, &ext_tp_ctx_case,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "ext_ctx_declared_short_twin", KT_COMMON, ext_arg_match, &ext_ctx_short_case },
+		{ "ext_syscall_ctx_past_target_refused", KT_BEYOND, ext_run_attach, &ext_run_sys,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_cgroup_storage_not_target_refused", KT_BEYOND, ext_run_attach, &ext_run_cg,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_socket_filter_cb_refused", KT_BEYOND, ext_run_attach, &ext_run_sf,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_socket_filter_twin", KT_COMMON, ext_run_attach, &ext_run_sf_twin },
 		{ "ext_tag_ctx_untagged_twin", KT_COMMON, ext_arg_match, &ext_tag_ctx_case },
 		{ "ext_tag_nonnull_checked_twin", KT_COMMON, ext_arg_match, &ext_tag_nonnull_case },
 		{ "ext_tag_trusted_wider_twin", KT_COMMON, ext_arg_match, &ext_tag_trusted_case },

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Extensions of ext_run_target.bpf.c's functions that use what their
+ * target's runner never checked (an attacker's review; each one loads,
+ * and the attach is what must fail):
+ * - ext_sys_fn() reads the syscall program's context up to byte 4008
+ *   where BPF_PROG_RUN sized it by the target's max_ctx_offset (0): kernel
+ *   memory past the buffer, or a NULL context;
+ * - ext_cg_fn() takes 4 KiB of cgroup storage of its own, but
+ *   bpf_get_local_storage() returns the running program's, the target's 8
+ *   bytes;
+ * - ext_sf_fn() writes skb->cb, which nothing saves around a socket
+ *   filter that does not use it: for AF_UNIX, the sender's credentials
+ *   (UNIXCB(skb).uid) and next to them a pointer.
+ * ext_sf_len() is the twin that reads skb->len only.
+ */
+#include "bpflock.h"
+
+#ifdef __arg_ctx
+struct ext_run_args {
+	unsigned long long a;
+};
+#define EXT_RUN_CTX struct ext_run_args *ctx __arg_ctx
+#else
+typedef struct { unsigned long long a; } ext_run_anon_t;
+#define EXT_RUN_CTX ext_run_anon_t *ctx
+#endif
+
+struct ext_run_big {
+	unsigned long v[512];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);
+	__type(key, struct bpf_cgroup_storage_key);
+	__type(value, struct ext_run_big);
+} ext_run_big SEC(".maps");
+
+unsigned long long ext_run_leak[4];
+
+SEC("freplace/ext_sys_fn")
+int ext_sys_fn(EXT_RUN_CTX)
+{
+	unsigned long long *p = (void *)ctx;
+
+	ext_run_leak[0] = p[1];
+	ext_run_leak[1] = p[500];
+	return 7;
+}
+
+SEC("freplace/ext_cg_fn")
+int ext_cg_fn(struct __sk_buff *skb)
+{
+	struct ext_run_big *b = bpf_get_local_storage(&ext_run_big, 0);
+
+	ext_run_leak[2] = b->v[500];
+	return 1;
+}
+
+SEC("freplace/ext_sf_fn")
+int ext_sf_fn(struct __sk_buff *skb)
+{
+	skb->cb[0] = 4242;
+	skb->cb[1] = 4343;
+	return 1;
+}
+
+SEC("freplace/ext_sf_fn")
+int ext_sf_len(struct __sk_buff *skb)
+{
+	return skb->len + 1;
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Targets whose runners check the program they run, not its extensions
+ * (ext_run.bpf.c replaces their global functions): a syscall program that
+ * never reads its context (max_ctx_offset 0: BPF_PROG_RUN takes any
+ * ctx_size_in, 0 too), a cgroup_skb program with 8 bytes of cgroup
+ * storage, and a socket filter that never touches skb->cb (so nothing
+ * saves and clears the control block around it).
+ */
+#include "bpflock.h"
+
+#ifdef __arg_ctx
+struct ext_run_args {
+	unsigned long long a;
+};
+#define EXT_RUN_CTX struct ext_run_args *ctx __arg_ctx
+#else
+/* 6.1: an anonymous struct is the context of a void * context type */
+typedef struct { unsigned long long a; } ext_run_anon_t;
+#define EXT_RUN_CTX ext_run_anon_t *ctx
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);
+	__type(key, struct bpf_cgroup_storage_key);
+	__type(value, long);
+} ext_run_small SEC(".maps");
+
+volatile int ext_run_sink;
+
+__attribute__((noinline)) int ext_sys_fn(EXT_RUN_CTX)
+{
+	return ctx ? 1 : 2;
+}
+
+SEC("syscall")
+int ext_sys_target(void *ctx)
+{
+	return ext_sys_fn(ctx);
+}
+
+__attribute__((noinline)) int ext_cg_fn(struct __sk_buff *skb)
+{
+	return skb->len;
+}
+
+SEC("cgroup_skb/ingress")
+int ext_cg_target(struct __sk_buff *skb)
+{
+	long *v = bpf_get_local_storage(&ext_run_small, 0);
+
+	*v += 1;
+	ext_run_sink = ext_cg_fn(skb);
+	return 1;
+}
+
+__attribute__((noinline)) int ext_sf_fn(struct __sk_buff *skb)
+{
+	return skb->len;
+}
+
+SEC("socket")
+int ext_sf_target(struct __sk_buff *skb)
+{
+	return ext_sf_fn(skb) ? 0xffff : 0;
+}
