@@ -1880,6 +1880,7 @@ struct ext_run_case {
 	const char *fn;		/* the function replaced */
 	const char *ext_prog;
 	bool refused;		/* the attach must fail with EINVAL */
+	const char *only;	/* the one base whose tree has the case, or NULL */
 };
 
 /*
@@ -1899,6 +1900,10 @@ static void ext_run_attach(struct kt *t, const void *arg)
 	struct bpf_program *p;
 	int fd, err;
 
+	if (c->only && strcmp(c->only, kt_base())) {
+		kt_skip(t, "a case of base %s's tree", c->only);
+		return;
+	}
 	obj = obj_load(t, &target, (const char *const[]){ c->target_prog, NULL });
 	if (!obj)
 		return;
@@ -1928,6 +1933,10 @@ static const struct ext_run_case ext_run_sys = { "ext_sys_target", "ext_sys_fn",
 static const struct ext_run_case ext_run_cg = { "ext_cg_target", "ext_cg_fn", "ext_cg_fn", true };
 static const struct ext_run_case ext_run_sf = { "ext_sf_target", "ext_sf_fn", "ext_sf_fn", true };
 static const struct ext_run_case ext_run_sf_twin = { "ext_sf_target", "ext_sf_fn", "ext_sf_len" };
+static const struct ext_run_case ext_run_tpw = { "ext_tpw_target", "ext_tpw_fn", "ext_tpw_fn", true };
+/* 6.12 refuses it at load: "Extension program changes packet data, while original does not" */
+static const struct ext_run_case ext_run_pk = { "ext_pk_target", "ext_pk_fn", "ext_pk_fn", true,
+						"6.1" };
 
 /*
  * Fifth review (0050, 0051). Each program writes 0x5a5a at element 0 +
@@ -3193,6 +3202,9 @@ int main(int argc, char **argv)
 		{ "ext_socket_filter_cb_refused", KT_BEYOND, ext_run_attach, &ext_run_sf,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "ext_socket_filter_twin", KT_COMMON, ext_run_attach, &ext_run_sf_twin },
+		{ "ext_writable_tp_past_buffer_refused", KT_BEYOND, ext_run_attach, &ext_run_tpw,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "ext_changes_pkt_data_refused", KT_BEYOND, ext_run_attach, &ext_run_pk },
 		{ "ext_tag_ctx_untagged_twin", KT_COMMON, ext_arg_match, &ext_tag_ctx_case },
 		{ "ext_tag_nonnull_checked_twin", KT_COMMON, ext_arg_match, &ext_tag_nonnull_case },
 		{ "ext_tag_trusted_wider_twin", KT_COMMON, ext_arg_match, &ext_tag_trusted_case },

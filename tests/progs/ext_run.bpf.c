@@ -12,6 +12,11 @@
  * - ext_sf_fn() writes skb->cb, which nothing saves around a socket
  *   filter that does not use it: for AF_UNIX, the sender's credentials
  *   (UNIXCB(skb).uid) and next to them a pointer.
+ * - ext_tpw_fn() reads 64 bytes past the 4 that bpf_test_finish lets its
+ *   writable raw tracepoint programs reach (the review's write there put
+ *   0x4141... in the return address);
+ * - ext_pk_fn() calls bpf_skb_change_head(), which frees the packet its
+ *   target's caller still points into (6.1; 6.12 refuses it at load).
  * ext_sf_len() is the twin that reads skb->len only.
  */
 #include "bpflock.h"
@@ -69,4 +74,22 @@ SEC("freplace/ext_sf_fn")
 int ext_sf_len(struct __sk_buff *skb)
 {
 	return skb->len + 1;
+}
+
+unsigned long ext_tpw_seen[2];
+
+SEC("freplace/ext_tpw_fn")
+int ext_tpw_fn(struct bpf_raw_tracepoint_args *ctx)
+{
+	unsigned long *p = (unsigned long *)ctx->args[0];
+
+	ext_tpw_seen[0] = p[1];
+	ext_tpw_seen[1] = p[8];
+	return 0;
+}
+
+SEC("freplace/ext_pk_fn")
+int ext_pk_fn(struct __sk_buff *skb)
+{
+	return bpf_skb_change_head(skb, 1024, 0) ? 0 : 77;
 }
