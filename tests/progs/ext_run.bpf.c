@@ -20,16 +20,8 @@
  * ext_sf_len() is the twin that reads skb->len only.
  */
 #include "bpflock.h"
+#include "ext.h"
 
-#ifdef __arg_ctx
-struct ext_run_args {
-	unsigned long long a;
-};
-#define EXT_RUN_CTX struct ext_run_args *ctx __arg_ctx
-#else
-typedef struct { unsigned long long a; } ext_run_anon_t;
-#define EXT_RUN_CTX ext_run_anon_t *ctx
-#endif
 
 struct ext_run_big {
 	unsigned long v[512];
@@ -44,7 +36,7 @@ struct {
 unsigned long long ext_run_leak[4];
 
 SEC("freplace/ext_sys_fn")
-int ext_sys_fn(EXT_RUN_CTX)
+int ext_sys_fn(EXT_SYS_CTX)
 {
 	unsigned long long *p = (void *)ctx;
 

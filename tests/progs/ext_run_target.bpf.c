@@ -12,17 +12,8 @@
  * None is attached or run.
  */
 #include "bpflock.h"
+#include "ext.h"
 
-#ifdef __arg_ctx
-struct ext_run_args {
-	unsigned long long a;
-};
-#define EXT_RUN_CTX struct ext_run_args *ctx __arg_ctx
-#else
-/* 6.1: an anonymous struct is the context of a void * context type */
-typedef struct { unsigned long long a; } ext_run_anon_t;
-#define EXT_RUN_CTX ext_run_anon_t *ctx
-#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);
@@ -32,7 +23,7 @@ struct {
 
 volatile int ext_run_sink;
 
-__attribute__((noinline)) int ext_sys_fn(EXT_RUN_CTX)
+__attribute__((noinline)) int ext_sys_fn(EXT_SYS_CTX)
 {
 	return ctx ? 1 : 2;
 }

@@ -8,13 +8,8 @@
  * on the kernel stack.
  */
 #include "bpflock.h"
+#include "ext.h"
 
-#ifdef __arg_ctx
-#define EXT_TP_CTX struct bpf_raw_tracepoint_args *ctx __arg_ctx
-#else
-typedef struct { unsigned long long x; } ext_anon_t;
-#define EXT_TP_CTX ext_anon_t *ctx
-#endif
 
 unsigned long long ext_tp_leak[4];
 

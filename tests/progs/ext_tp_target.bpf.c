@@ -5,13 +5,8 @@
  * tracing's context; 6.12: tagged arg:ctx) and four more are scalars.
  */
 #include "bpflock.h"
+#include "ext.h"
 
-#ifdef __arg_ctx
-#define EXT_TP_CTX struct bpf_raw_tracepoint_args *ctx __arg_ctx
-#else
-typedef struct { unsigned long long x; } ext_anon_t;
-#define EXT_TP_CTX ext_anon_t *ctx
-#endif
 
 volatile int ext_tp_sink;
 
