@@ -104,6 +104,22 @@ suite_test_maps() {
 		[ "${t%%/*}" != sk_storage_map ] || limit=${UPSTREAM_SK_STORAGE_SECONDS:-20}
 		timeout "$limit" ./test_maps_one ${t%%/*} ${t#*/} >/tmp/tm.out 2>&1
 		r=$?
+		# fixed work (lpm_trie_map_get_next_key: 8 threads, 512 Ki
+		# get_next_key calls, 2.3 s of guest instructions under icount
+		# on stock and ours alike) that a loaded host's TCG stretches
+		# past the gate's limit (134 s): a test of the gate that ran
+		# out of time runs once more with four times the limit, and
+		# the log says so; one still running then is stuck, not slow
+		if { [ "$r" -eq 124 ] || [ "$r" -eq 143 ]; } && [ "${UPSTREAM_PROGS:-list}" != all ] &&
+			[ "${t%%/*}" != sk_storage_map ]; then
+			echo "#   $t: out of time ($limit s): slow or stuck, run again with $((limit * 4)) s"
+			timeout $((limit * 4)) ./test_maps_one ${t%%/*} ${t#*/} >/tmp/tm.out 2>&1
+			r=$?
+			case $r in
+			124 | 143) echo "#   $t: out of time again ($((limit * 4)) s): stuck, or over four times slower: TIMEOUT" ;;
+			*) echo "#   $t: finished on the second run, status $r: the first was slow, not stuck" ;;
+			esac
+		fi
 		case $r in
 		0) v=OK ;;
 		124 | 143) v=TIMEOUT; rc=1 ;;
