@@ -2,6 +2,8 @@
 /*
  * Locks in LRU hash maps and in inner maps (progs/lru_inner.bpf.c);
  * stock 6.1 refuses both (ENOTSUPP), so every case here is "beyond".
+ * Stock 6.12 takes a lock in an inner map (those cases are "feature"
+ * there) and refuses it in an LRU map (EOPNOTSUPP: "beyond" on both).
  *
  * LRU: BPF_F_LOCK on every command (update in place, lookup,
  * lookup_and_delete, batch lookup), and an eviction storm: tc programs
@@ -291,9 +293,11 @@ static void inner_layout_refused(struct kt *t, const void *arg)
 int main(int argc, char **argv)
 {
 	static const struct kt_case fixed[] = {
-		{ "lru_flag_commands", KT_BEYOND, lru_flag_commands },
-		{ "lru_eviction_storm", KT_BEYOND, lru_storm, "lru" },
-		{ "lru_no_common_eviction_storm", KT_BEYOND, lru_storm, "lru_nc" },
+		{ "lru_flag_commands", KT_BEYOND, lru_flag_commands, NULL,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "lru_eviction_storm", KT_BEYOND, lru_storm, "lru", KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "lru_no_common_eviction_storm", KT_BEYOND, lru_storm, "lru_nc",
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "inner_swap_storm", KT_BEYOND, inner_swap_storm, KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "inner_layout_refused", KT_BEYOND, inner_layout_refused, KT_ON_BASE("6.12", KT_FEATURE) },
 	};

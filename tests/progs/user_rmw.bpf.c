@@ -67,7 +67,7 @@ int rmw_bump_hash(struct __sk_buff *skb)
 }
 
 /* run by tests/user_rmw.c; loads on ours only (stock: no LRU locks) */
-SEC("tc") __beyond __load_only
+SEC("tc") __beyond __load_only __on("6.12", "kind=beyond")
 int rmw_bump_lru(struct __sk_buff *skb)
 {
 	return bump(&rmw_lru);
