@@ -18,6 +18,7 @@ variant=$(base_variants | tail -n 1)
 ksrc=$BPFLOCK_CACHE/trees/$ver/$variant
 [ -d "$ksrc" ] || "$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" >/dev/null
 out=$BPFLOCK_CACHE/tests/$ver
+tree_lock -s "$ksrc"
 say "building tests against $ksrc"
 make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" all >&2 ||
 	die "test build failed (see above)"

@@ -35,6 +35,7 @@ start=$(date +%s)
 image=$("$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" debian)
 out=$(dirname "$(dirname "$(dirname "$(dirname "$image")")")")
 tree=$(dirname "$out")
+tree_lock -s "$tree"
 pkgver=$(debian_pkgversion "$variant")
 release=$(make -s -C "$tree" O="$out" LOCALVERSION= kernelrelease)
 say "packaging $release as $pkgver"

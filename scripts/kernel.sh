@@ -31,6 +31,8 @@ tree_stamp=$tree.tree-key
 tkey=$(tree_key "$variant")
 
 prepare_tree() {
+	# no stamp until every patch is in: an interrupted run prepares again
+	rm -f "$tree_stamp"
 	if [ ! -e "$tree/.git" ]; then
 		git -C "$repo" worktree prune
 		git -C "$repo" worktree add -q --detach "$tree" base
@@ -107,17 +109,26 @@ configure() {
 	check_config
 }
 
+# Prepares the tree (under the tree's lock, exclusive) unless it holds
+# this variant's patches already.
+tree_ready() {
+	[ "$(cat "$tree_stamp" 2>/dev/null)" = "$tkey" ] && return 0
+	tree_lock -x "$tree"
+	[ "$(cat "$tree_stamp" 2>/dev/null)" = "$tkey" ] || prepare_tree
+	tree_lock -s "$tree"
+}
+
+mkdir -p "$(dirname "$tree")"
+tree_lock -s "$tree"
 if [ -f "$image" ] && [ "$(cat "$out/.bpflock-key" 2>/dev/null)" = "$key" ]; then
 	# a tools/-only patch changed: the tests need it, the image does not
-	if [ "$(cat "$tree_stamp" 2>/dev/null)" != "$tkey" ]; then
-		prepare_tree
-	fi
+	tree_ready
 	say "kernel $variant/$flavour is up to date ($key)"
 	echo "$image"
 	exit 0
 fi
 
-prepare_tree
+tree_ready
 configure
 say "building kernel $variant/$flavour in $out (ccache, $JOBS jobs; cold: ~10 min)"
 start=$(date +%s)

@@ -9,6 +9,21 @@ export CCACHE_DIR=${CCACHE_DIR:-$BPFLOCK_CACHE/ccache}
 say() { printf '[bpflock] %s\n' "$*" >&2; }
 die() { printf '[bpflock] error: %s\n' "$*" >&2; exit 1; }
 
+# A kernel tree's lock, held on fd 8 until the script exits: exclusive
+# (-x) while scripts/kernel.sh checks out, cleans and patches the tree,
+# shared (-s) while a kernel, a package or the tests build from it, so
+# that no build reads a tree that another run on the host is preparing
+# (make deb's first build of a flavour once reset ours under make test's
+# test build). Linux converts a held lock by dropping it first, so two
+# holders that both ask for -x do not deadlock.
+tree_lock() {
+	exec 8>"$2.lock"
+	if ! flock -n "$1" 8; then
+		say "waiting for the tree $2 (another run on this host holds $2.lock)"
+		flock "$1" 8
+	fi
+}
+
 # The base: which of Debian's kernel source packages (linux-source-BASE)
 # the scripts work on, with its series in patches/BASE and its pinned
 # version and own config fragments in config/BASE. 6.1 unless told.

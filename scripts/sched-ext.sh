@@ -130,7 +130,7 @@ run_guest() {
 		--add "$ship" --cmd "$guest_env sh ./guest.sh $v $SCHEDULERS" \
 		--timeout "${VM_TIMEOUT:-3600}" --log "$results/$v-console.log" --out "$results/$v-raw.txt" \
 		$([ -n "${VERBOSE:-}" ] || echo --quiet) || rc=$?
-	grep '^scx ' "$results/$v-raw.txt" >"$results/$v-results.txt" || true
+	grep -E '^scx(-first)? ' "$results/$v-raw.txt" >"$results/$v-results.txt" || true
 	say "$v: guest ran for $(($(date +%s) - t0)) s (status $rc)"
 	[ "$rc" -eq 0 ] || say "$v: the guest failed (status $rc); console: $results/$v-console.log"
 	return $rc
@@ -155,6 +155,13 @@ expected() {
 # The verdict the guest gave (runs, refused, or what went wrong).
 verdict() { field "$1" "$2" verdict; }
 
+# Why the kernel ejected a scheduler's first run, when it did (the guest
+# then ran it again: slow once, stuck or wrong twice).
+first_ejection() {
+	awk -v s="$2" '$0 ~ "^scx-first " && index($0, " sched=" s " ") {
+		i = index($0, " reason="); print substr($0, i + 8); exit }' "$results/$1-results.txt" 2>/dev/null
+}
+
 # One table cell: enabled?, counters (first -> last), load, detach.
 cell() {
 	local v=$1 s=$2 vd
@@ -167,14 +174,16 @@ cell() {
 		"$(field "$v" "$s" first)" "$(field "$v" "$s" last)" "$(field "$v" "$s" moved)" \
 		"$(field "$v" "$s" load)" "$(field "$v" "$s" load_s)" "$(field "$v" "$s" rounds | tr ',' ' ')" \
 		"$(field "$v" "$s" detach)"
-		[ "$vd" = runs ] || printf '; **%s** %s' "$vd" "$(field "$v" "$s" reason)" ;;
+		[ "$vd" = runs ] || printf '; **%s** %s' "$vd" "$(field "$v" "$s" reason)"
+		[ -z "$(first_ejection "$v" "$s")" ] ||
+			printf '; second run: the first was ejected (%s)' "$(first_ejection "$v" "$s")" ;;
 	esac
 }
 
 # The table, and the judgement: each (kernel, scheduler) as expected, and
 # ours as stock.
 judge() {
-	local v s row header sep bad=0 e got
+	local v s row header sep bad=0 e got first
 	header="| scheduler |" sep="|---|"
 	for v in "${kernels[@]}"; do
 		header+=" $v-6.12 |" sep+="---|"
@@ -198,8 +207,9 @@ judge() {
 	for v in "${kernels[@]}"; do
 		for s in $SCHEDULERS; do
 			e=$(expected "$v" "$s") got=$(verdict "$v" "$s")
+			first=$(first_ejection "$v" "$s")
 			if [ "$got" = "$e" ]; then
-				echo "ok $v $s: $got"
+				echo "ok $v $s: $got${first:+ (second run: the first was ejected, $first; slow, not stuck)}"
 			else
 				echo "not ok $v $s: expected $e, got ${got:-no result}"
 				bad=1
