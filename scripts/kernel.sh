@@ -119,6 +119,14 @@ tree_ready() {
 }
 
 mkdir -p "$(dirname "$tree")"
+# one build of a variant's flavour at a time: a second run waits, then
+# finds the image up to date (taken before the tree's lock, so that a
+# run waiting here holds nothing another run waits for)
+exec 7>"$tree.$flavour.lock"
+if ! flock -n -x 7; then
+	say "waiting for another run on this host that builds $variant/$flavour ($tree.$flavour.lock)"
+	flock -x 7
+fi
 tree_lock -s "$tree"
 if [ -f "$image" ] && [ "$(cat "$out/.bpflock-key" 2>/dev/null)" = "$key" ]; then
 	# a tools/-only patch changed: the tests need it, the image does not
