@@ -19,6 +19,16 @@ ksrc=$BPFLOCK_CACHE/trees/$ver/$variant
 [ -d "$ksrc" ] || "$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" >/dev/null
 out=$BPFLOCK_CACHE/tests/$ver
 tree_lock -s "$ksrc"
+# What was built from another preparation of the tree (its libbpf,
+# bpftool, headers) goes: make's timestamps cannot tell, since a tree
+# re-prepared while a build read it left objects newer than the patches
+# they lack ("undefined reference to locked_map__add").
+if [ "$(cat "$out/.tree-key" 2>/dev/null)" != "$(cat "$ksrc.tree-key" 2>/dev/null)" ]; then
+	[ ! -d "$out" ] || say "the tree $ksrc changed since the last test build: building everything again"
+	rm -rf "$out"
+	mkdir -p "$out"
+	cat "$ksrc.tree-key" >"$out/.tree-key" 2>/dev/null || true
+fi
 say "building tests against $ksrc"
 make -s -C "$BPFLOCK_ROOT/tests" KSRC="$ksrc" OUT="$out" all >&2 ||
 	die "test build failed (see above)"
