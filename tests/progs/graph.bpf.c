@@ -16,6 +16,14 @@ struct {
 	__type(value, struct list_value);
 } lists SEC(".maps");
 
+/* The same value in a hash map, for lookup_and_delete (tests/graph.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__type(key, int);
+	__type(value, struct list_value);
+} hlists SEC(".maps");
+
 /* Push an object on the element's list and pop it back under the lock. */
 SEC("tc")
 int list_push_pop(struct __sk_buff *skb)
