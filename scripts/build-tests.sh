@@ -18,6 +18,13 @@ variant=$(base_variants | tail -n 1)
 ksrc=$BPFLOCK_CACHE/trees/$ver/$variant
 [ -d "$ksrc" ] || "$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" >/dev/null
 out=$BPFLOCK_CACHE/tests/$ver
+# one test build per base at a time: a second run waits, then finds it
+# up to date (taken before the tree's lock, as scripts/kernel.sh does)
+exec 6>"$out.lock"
+if ! flock -n -x 6; then
+	say "waiting for another run on this host that builds the tests ($out.lock)"
+	flock -x 6
+fi
 tree_lock -s "$ksrc"
 # What was built from another preparation of the tree (its libbpf,
 # bpftool, headers) goes: make's timestamps cannot tell, since a tree
