@@ -14,8 +14,9 @@ die() { printf '[bpflock] error: %s\n' "$*" >&2; exit 1; }
 # shared (-s) while a kernel, a package or the tests build from it, so
 # that no build reads a tree that another run on the host is preparing
 # (make deb's first build of a flavour once reset ours under make test's
-# test build). Linux converts a held lock by dropping it first, so two
-# holders that both ask for -x do not deadlock.
+# test build). Each call opens the lock file again, which drops what
+# the script held before it waits: two holders of -s that both ask for
+# -x do not deadlock.
 tree_lock() {
 	exec 8>"$2.lock"
 	if ! flock -n "$1" 8; then
