@@ -61,7 +61,7 @@ BEGIN {
 			t++
 			if (k == "beyond" && base != "6.1" && own[c] != base && r != "missing") {
 				skip++
-				printf "ok %d %s %s # SKIP beyond case, not judged on %s (%s there): the %s series has no beyond patches yet\n", t, v, c, base, r, base
+				printf "ok %d %s %s # SKIP beyond case, not judged on %s (%s there): not in the %s series yet\n", t, v, c, base, r, base
 			} else if (r == "skip") {
 				skip++
 				printf "ok %d %s %s # SKIP %s\n", t, v, c, why[i, c]

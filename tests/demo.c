@@ -221,7 +221,7 @@ static int demo_kprobe_tc(struct kt *t)
 	bpf_map_lookup_elem(obj_map_fd(t, obj, "tstats"), &key, &st);
 	tc_incs = tc.done * tc.repeat;
 	printf("5. A kprobe (on getppid) and a tc program lock the same element\n"
-	       "   (stock 6.1: \"tracing progs cannot use bpf_spin_lock yet\"):\n"
+	       "   (stock: \"tracing progs cannot use bpf_spin_lock yet\"):\n"
 	       "     getppid() calls:      %ld from %d threads, kprobe increments %ld\n"
 	       "     tc increments:        %ld\n"
 	       "     element a, b:         %ld, %ld (expected %ld: nothing lost)\n",
@@ -341,13 +341,13 @@ int main(void)
 	bad += demo_flag_lock(&t);
 	bad += demo_reject();
 	if (strcmp(kt_base(), "6.1")) {
-		/* the 6.12 series has the lock and libbpf's locked_map, not yet
-		 * the rest of what 6.1's adds to it
+		/* on 6.12 stock's kernel lets syscall programs lock: locked_map
+		 * needs only bpflock's libbpf
 		 */
+		printf("\nOnly on ours:\n\n");
+		bad += demo_kprobe_tc(&t);
 		printf("\nWith bpflock's libbpf (on any 6.12 kernel with the lock):\n\n");
 		bad += demo_user_rmw(&t);
-		printf("\nOnly on ours (a lock in a kprobe program): in the 6.1 series;\n"
-		       "not in the %s series yet.\n", kt_base());
 	} else {
 		printf("\nOnly on ours:\n\n");
 		bad += demo_kprobe_tc(&t);

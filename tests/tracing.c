@@ -381,14 +381,20 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct kt_case cases[] = {
-		{ "kprobe_shared", KT_BEYOND, shared_element, ONE(KPROBE) },
-		{ "uprobe_shared", KT_BEYOND, shared_element, ONE(UPROBE) },
-		{ "tracepoint_shared", KT_BEYOND, shared_element, ONE(TP) },
-		{ "raw_tp_shared", KT_BEYOND, shared_element, ONE(RAW_TP) },
-		{ "perf_event_shared", KT_BEYOND, shared_element, ONE(PERF) },
-		{ "socket_filter_shared", KT_BEYOND, shared_element, ONE(SOCK) },
+		{ "kprobe_shared", KT_BEYOND, shared_element, ONE(KPROBE),
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "uprobe_shared", KT_BEYOND, shared_element, ONE(UPROBE),
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "tracepoint_shared", KT_BEYOND, shared_element, ONE(TP),
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "raw_tp_shared", KT_BEYOND, shared_element, ONE(RAW_TP),
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "perf_event_shared", KT_BEYOND, shared_element, ONE(PERF),
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "socket_filter_shared", KT_BEYOND, shared_element, ONE(SOCK),
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "all_types_at_once", KT_BEYOND, shared_element,
-		  (void *)(unsigned long)((1u << NR_KINDS) - 1) },
+		  (void *)(unsigned long)((1u << NR_KINDS) - 1), KT_ON_BASE("6.12", KT_BEYOND) },
 	};
 
 	return kt_main(argc, argv, "tracing", cases, KT_ARRAY_SIZE(cases));

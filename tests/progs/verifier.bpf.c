@@ -381,11 +381,11 @@ int hash_lock_unlock(struct __sk_buff *skb)
 /*
  * Program types stock refuses the lock map in (socket filter: "socket
  * filter progs cannot use bpf_spin_lock yet"; the others: "tracing progs
- * cannot use bpf_spin_lock yet"); ours accepts them (0013). They run in
- * tests/tracing.c.
+ * cannot use bpf_spin_lock yet"); ours accepts them (6.1: 0013, 6.12:
+ * 0025). They run in tests/tracing.c.
  */
 #define TYPE_ACCEPT(sec, name)						\
-SEC(sec) __beyond __success __load_only				\
+SEC(sec) __beyond __success __load_only __on("6.12", "kind=beyond")	\
 int name(void *ctx)							\
 {									\
 	struct elem *e = elem0();					\
