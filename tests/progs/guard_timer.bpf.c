@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A timer whose callback program it holds the last reference of, freed by
- * an update of its element (attacker review of patches/6.12 0022-0025):
+ * an update of its element (attacker review of patches/6.12 0023-0025):
  * the put of that program with interrupts off schedules work, and the
  * worker's wakeup runs sched_ext's programs; inside the timer's lock
  * region they took locks over its saved flags, or the lock it held.
  * wake_watch sees every queue_work_on() of the test's process and counts
- * those entered with interrupts off (the region) apart.
+ * those entered while the timer's own lock word is held.
  */
 #include "bpflock.h"
 
@@ -22,8 +22,9 @@ struct {
 } tmap SEC(".maps");
 
 struct wstats {
-	long irqs_on;
-	long irqs_off;
+	long calls;
+	long under_lock;	/* with the timer's lock word held */
+	unsigned long lock;	/* its address, from timer_setup */
 	int tgid;		/* set by the test: only its process counts */
 };
 
@@ -46,8 +47,12 @@ int timer_setup(struct __sk_buff *skb)
 	int key = 0;
 	struct tval *v = bpf_map_lookup_elem(&tmap, &key);
 
-	if (!v)
+	struct wstats *s = bpf_map_lookup_elem(&wstats, &key);
+
+	if (!v || !s)
 		return 1;
+	/* struct bpf_timer: the callback's pointer, then the lock word */
+	s->lock = (unsigned long)v + 8;
 	if (bpf_timer_init(&v->t, &tmap, 1 /* CLOCK_MONOTONIC */))
 		return 2;
 	if (bpf_timer_set_callback(&v->t, timer_cb))
@@ -65,22 +70,17 @@ int timer_free(struct __sk_buff *skb)
 	return bpf_map_update_elem(&tmap, &key, &zero, 0) ? 1 : 0;
 }
 
-/* x86-64 struct pt_regs: flags is its 19th word; IF is bit 9. */
-#define REGS_FLAGS	18
-#define X86_IF		0x200
-
 SEC("kprobe/queue_work_on")
 int wake_watch(void *ctx)
 {
 	int key = 0;
 	struct wstats *s = bpf_map_lookup_elem(&wstats, &key);
-	unsigned long flags = ((unsigned long *)ctx)[REGS_FLAGS];
+	__u32 word = 0;
 
 	if (!s || (bpf_get_current_pid_tgid() >> 32) != s->tgid)
 		return 0;
-	if (flags & X86_IF)
-		__sync_fetch_and_add(&s->irqs_on, 1);
-	else
-		__sync_fetch_and_add(&s->irqs_off, 1);
+	__sync_fetch_and_add(&s->calls, 1);
+	if (s->lock && !bpf_probe_read_kernel(&word, sizeof(word), (void *)s->lock) && word)
+		__sync_fetch_and_add(&s->under_lock, 1);
 	return 0;
 }
