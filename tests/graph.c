@@ -10,6 +10,10 @@
  *   back under the value's lock.
  * - rbtree_global_lock: a node added to a tree in global data under a
  *   global lock (private(...) sections, as scx_flatcg does) and removed.
+ * - global_lock_contention: the contention counters of the map that holds
+ *   that global lock (the .data.TREE section's) in its fdinfo
+ *   (lock_contended, lock_wait_ns) stay 0 while one thread runs the
+ *   program and rise when four do (ours: 0026).
  * - roots_refused: the object's BTF, which holds both roots, is refused
  *   with EINVAL by BPF_BTF_LOAD (baseline only).
  * - user_copy_roots_zero: what a lookup copies to user space shows the
@@ -112,6 +116,25 @@ static void user_copy_roots_zero(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
+#define CONTENTION_SECONDS 120
+
+static void global_lock_contention(struct kt *t, const void *arg)
+{
+	struct embedded_obj o = EMBEDDED_OBJ(graph);
+	struct bpf_object *obj = obj_load(t, &o, (const char *const[]){ "rbtree_add_first", NULL });
+	struct bpf_map *map;
+	int fd;
+
+	if (!obj)
+		return;
+	fd = obj_prog_fd(t, obj, "rbtree_add_first");
+	map = bpf_object__find_map_by_name(obj, ".data.TREE");
+	if (fd >= 0 && KT_TRUE(t, map != NULL, "the map of section .data.TREE"))
+		check_lock_contention(t, fd, bpf_map__fd(map), kt_scaled(500), 100,
+				      CONTENTION_SECONDS);
+	bpf_object__close(obj);
+}
+
 static void roots_refused(struct kt *t, const void *arg)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(graph);
@@ -137,6 +160,8 @@ int main(int argc, char **argv)
 		{ "rbtree_global_lock", KT_FEATURE, run_graph_prog, "rbtree_add_first" },
 		{ "roots_refused", KT_ABSENT, roots_refused, NULL },
 		{ "user_copy_roots_zero", KT_BEYOND, user_copy_roots_zero, NULL,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "global_lock_contention", KT_BEYOND, global_lock_contention, NULL,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 	};
 	struct embedded_obj fail = EMBEDDED_OBJ(graph_fail);

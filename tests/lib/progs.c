@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/btf.h>
 #include <linux/capability.h>
@@ -575,6 +576,39 @@ long long fdinfo_value(int fd, const char *name)
 			v = strtoll(line + n + 1, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+void check_lock_contention(struct kt *t, int prog_fd, int map_fd, long runs, int repeat,
+			   int max_seconds)
+{
+	long long c0, w0, c1, w1;
+	struct timespec t0, t1;
+	int rounds = 0;
+
+	prog_run_threads(t, prog_fd, 1, runs, repeat, 0);
+	c0 = fdinfo_value(map_fd, "lock_contended");
+	w0 = fdinfo_value(map_fd, "lock_wait_ns");
+	kt_log(t, "one thread, %ld runs: lock_contended %lld, lock_wait_ns %lld", runs * repeat,
+	       c0, w0);
+	if (!KT_EQ(t, c0, 0, "lock_contended without contention") ||
+	    !KT_EQ(t, w0, 0, "lock_wait_ns without contention"))
+		return;
+	/* Four threads contend only while their vCPUs run at once, which a
+	 * busy host may not let them do for a while: run rounds until the
+	 * counters move, for at most max_seconds.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		prog_run_threads(t, prog_fd, 4, 2 * runs, repeat, 0);
+		rounds++;
+		c1 = fdinfo_value(map_fd, "lock_contended");
+		w1 = fdinfo_value(map_fd, "lock_wait_ns");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((c1 <= 0 || w1 <= 0) && t1.tv_sec - t0.tv_sec < max_seconds);
+	kt_log(t, "four threads, %d round(s) of %ld runs in %ld s: lock_contended %lld, lock_wait_ns %lld",
+	       rounds, 4 * 2 * runs * repeat, (long)(t1.tv_sec - t0.tv_sec), c1, w1);
+	KT_TRUE(t, c1 > 0, "lock_contended rises under contention");
+	KT_TRUE(t, w1 > 0, "lock_wait_ns rises under contention");
 }
 
 int funcs_btf_load(int n, const int *nargs, __u32 *ids)

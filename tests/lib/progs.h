@@ -97,6 +97,15 @@ bool has_bytes(const __u8 *img, __u32 len, const __u8 *pat, __u32 n);
 long long fdinfo_value(int fd, const char *name);
 
 /*
+ * The map's contention counters in fdinfo (lock_contended, lock_wait_ns):
+ * 0 after runs x repeat runs of prog_fd from one thread, above 0 once
+ * four threads have contended (rounds of 2 x runs each, for at most
+ * max_seconds: a loaded host may run the guest's vCPUs one at a time).
+ */
+void check_lock_contention(struct kt *t, int prog_fd, int map_fd, long runs, int repeat,
+			   int max_seconds);
+
+/*
  * BTF for hand-written programs with callbacks, for which the verifier
  * wants func_info: static functions "f0".."f<n-1>" returning int, taking
  * nargs[i] pointers each. Returns the BTF's fd (or -errno) and each
