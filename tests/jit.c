@@ -26,6 +26,18 @@
  * before the bpf_spin_lock() call, shows in the translated program as a
  * map id (the attacker review's check: no raw kernel pointer in dumps).
  *
+ * counters_outlive_elements: a map's contention counters are freed after
+ * its elements, not before: sock_diag's dump of every socket's storage
+ * copies an sk_storage element under its lock with no reference to the
+ * map, until the map's free has unlinked it (found by an attacker review
+ * of 6.12's 0026). Each of ROUNDS rounds gives NSOCK established sockets
+ * a locked storage element, lets two threads dump them all (they contend
+ * on the elements' locks), closes the map while they dump, and creates
+ * array maps with a lock meanwhile. Invariant: a map no program or
+ * syscall ever locked shows lock_contended 0; a free that comes first
+ * lets the dumps count into per-CPU memory those maps were then given.
+ * The victim maps must show contention, else the window was not opened.
+ *
  * pair_emitted: a JIT-ed bpf_spin_lock_pair()/bpf_spin_unlock_pair() is
  * emitted inline too: the words ordered by address (cmp rdi, rsi and two
  * cmova), a lock cmpxchg on each, a byte store releasing each.
@@ -36,12 +48,22 @@
  * thread reads both with BPF_F_LOCK. Invariant: a == b in every locked
  * read, and each element's a and b equal the runs that added to it.
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+
+#include <bpf/btf.h>
 
 #include "progs.h"
 
@@ -438,6 +460,200 @@ out:
 	bpf_object__close(obj);
 }
 
+#define UAF_ROUNDS 30
+#define UAF_NSOCK 48
+#define UAF_VSIZE 60000
+#define UAF_PROBES 64
+
+/* BTF of {lock, data} values: the victim's (large) and the probes' */
+struct uaf_btf {
+	int fd;
+	__u32 key, victim, probe;
+};
+
+static bool uaf_btf_load(struct kt *t, struct uaf_btf *b)
+{
+	struct btf *btf = btf__new_empty();
+	int i_int, i_char, i_uint, i_lock;
+
+	if (!KT_TRUE(t, btf != NULL, "btf__new_empty"))
+		return false;
+	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i_uint = btf__add_int(btf, "unsigned int", 4, 0);
+	i_char = btf__add_int(btf, "char", 1, BTF_INT_CHAR);
+	i_lock = btf__add_struct(btf, "bpf_spin_lock", 4);
+	btf__add_field(btf, "val", i_uint, 0, 0);
+	b->victim = btf__add_struct(btf, "victim", UAF_VSIZE);
+	btf__add_field(btf, "l", i_lock, 0, 0);
+	btf__add_field(btf, "data", btf__add_array(btf, i_int, i_char, UAF_VSIZE - 4), 32, 0);
+	b->probe = btf__add_struct(btf, "probe", 16);
+	btf__add_field(btf, "l", i_lock, 0, 0);
+	btf__add_field(btf, "data", btf__add_array(btf, i_int, i_char, 12), 32, 0);
+	b->key = i_int;
+	if (!KT_OK(t, btf__load_into_kernel(btf), "BPF_BTF_LOAD of the values")) {
+		btf__free(btf);
+		return false;
+	}
+	b->fd = dup(btf__fd(btf));
+	btf__free(btf);
+	return true;
+}
+
+static int uaf_map(const struct uaf_btf *b, bool victim)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .btf_fd = b->fd, .btf_key_type_id = b->key,
+		    .btf_value_type_id = victim ? b->victim : b->probe,
+		    .map_flags = victim ? BPF_F_NO_PREALLOC : 0);
+
+	if (victim)
+		return bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "victim", 4, UAF_VSIZE, 0, &o);
+	return bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe", 4, 16, 1, &o);
+}
+
+struct uaf_dumper {
+	int cpu;
+	volatile int *stop;
+	long dumps;
+	int err;
+};
+
+/* Dump every TCP socket with all its BPF storage, again and again. */
+static void *uaf_dump(void *arg)
+{
+	static __thread char buf[262144];
+	struct uaf_dumper *d = arg;
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+		struct nlattr stg;	/* empty: every storage map */
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_states = ~0U },
+		.stg = { .nla_len = sizeof(struct nlattr),
+			 .nla_type = INET_DIAG_REQ_SK_BPF_STORAGES | NLA_F_NESTED },
+	};
+	unsigned int n;
+	ssize_t got;
+	int nl, done;
+
+	pin_cpu(d->cpu);
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0) {
+		d->err = errno;
+		return NULL;
+	}
+	while (!*d->stop && send(nl, &req, sizeof(req), 0) == sizeof(req)) {
+		for (done = 0; !done && (got = recv(nl, buf, sizeof(buf), 0)) > 0;) {
+			struct nlmsghdr *h;
+
+			n = got;
+			for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
+				if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+					done = 1;
+		}
+		d->dumps++;
+	}
+	close(nl);
+	return NULL;
+}
+
+/* NSOCK established sockets on loopback (dumped outside the bucket lock) */
+static bool uaf_sockets(struct kt *t, int *socks)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), i;
+
+	if (!KT_TRUE(t, l >= 0 && !bind(l, (void *)&a, sizeof(a)) && !listen(l, UAF_NSOCK) &&
+			!getsockname(l, (void *)&a, &al), "a loopback listener"))
+		return false;
+	for (i = 0; i < UAF_NSOCK; i++) {
+		socks[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (!KT_TRUE(t, socks[i] >= 0 && !connect(socks[i], (void *)&a, sizeof(a)) &&
+				accept(l, NULL, NULL) >= 0, "a loopback connection"))
+			return false;
+	}
+	return true;
+}
+
+/* One round: returns the never-locked probe maps that show contention. */
+static int uaf_round(struct kt *t, const struct uaf_btf *b, const int *socks, const void *v,
+		     long long *victim_contended, int *probes_made)
+{
+	int vm = uaf_map(b, true), probes[UAF_PROBES], np = 0, hits = 0, i;
+	long long c;
+
+	if (!KT_TRUE(t, vm >= 0, "sk_storage map with a lock"))
+		return 0;
+	for (i = 0; i < UAF_NSOCK; i++)
+		if (!KT_OK(t, bpf_map_update_elem(vm, &socks[i], v, BPF_NOEXIST), "storage"))
+			goto out;
+	usleep(200000);		/* the dumps contend on the elements */
+	c = fdinfo_value(vm, "lock_contended");
+	if (!KT_TRUE(t, c >= 0, "the map's fdinfo shows lock_contended"))
+		goto out;
+	*victim_contended += c;
+	close(vm);		/* the last reference: the map is freed by a worker */
+	vm = -1;
+	/* new maps meanwhile, which may get the freed per-CPU counters */
+	for (np = 0; np < UAF_PROBES; np++) {
+		probes[np] = uaf_map(b, false);
+		if (!KT_TRUE(t, probes[np] >= 0, "array map with a lock"))
+			break;
+		usleep(2000);
+	}
+	usleep(300000);		/* the dumps that were under way end */
+	for (i = 0; i < np; i++) {
+		c = fdinfo_value(probes[i], "lock_contended");
+		if (c != 0) {
+			kt_log(t, "probe map %d, made after the victim's close and never locked: lock_contended %lld",
+			       i, c);
+			hits++;
+		}
+		close(probes[i]);
+	}
+	*probes_made += np;
+out:
+	if (vm >= 0)
+		close(vm);
+	return hits;
+}
+
+static void counters_outlive_elements(struct kt *t, const void *arg)
+{
+	struct uaf_dumper d[2] = { { .cpu = 0 }, { .cpu = 1 } };
+	int socks[UAF_NSOCK], r, i, hits = 0, probes = 0;
+	long long victim_contended = 0;
+	volatile int stop = 0;
+	struct uaf_btf b;
+	pthread_t th[2];
+	void *v;
+
+	if (!uaf_btf_load(t, &b) || !uaf_sockets(t, socks))
+		return;
+	v = calloc(1, UAF_VSIZE);
+	for (i = 0; i < 2; i++) {
+		d[i].stop = &stop;
+		pthread_create(&th[i], NULL, uaf_dump, &d[i]);
+	}
+	for (r = 0; r < UAF_ROUNDS && !t->failed; r++)
+		hits += uaf_round(t, &b, socks, v, &victim_contended, &probes);
+	stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	kt_log(t, "%d rounds, %ld dumps: the victims' lock_contended %lld; %d of %d never-locked maps show contention",
+	       r, d[0].dumps + d[1].dumps, victim_contended, hits, probes);
+	KT_EQ(t, d[0].err, 0, "sock_diag socket");
+	KT_TRUE(t, victim_contended > 0, "the dumps contended on the victims' elements");
+	KT_EQ(t, hits, 0, "never-locked maps that show contention");
+	for (i = 0; i < UAF_NSOCK; i++)
+		close(socks[i]);
+	close(b.fd);
+	free(v);
+}
+
 static const struct kt_case cases[] = {
 	{ "inline_emitted", KT_BEYOND, inline_emitted },
 	{ "jit_and_interpreter_share", KT_FEATURE, jit_and_interpreter_share },
@@ -445,6 +661,8 @@ static const struct kt_case cases[] = {
 	{ "fdinfo_contention", KT_BEYOND, fdinfo_contention, NULL,
 	  KT_ON_BASE("6.12", KT_BEYOND) },
 	{ "xlated_names_map", KT_BEYOND, xlated_names_map, NULL,
+	  KT_ON_BASE("6.12", KT_BEYOND) },
+	{ "counters_outlive_elements", KT_BEYOND, counters_outlive_elements, NULL,
 	  KT_ON_BASE("6.12", KT_BEYOND) },
 	/* stock has no pair kfuncs */
 	{ "pair_emitted", KT_BEYOND, pair_emitted },
