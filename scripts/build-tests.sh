@@ -18,6 +18,7 @@ variant=$(base_variants | tail -n 1)
 ksrc=$BPFLOCK_CACHE/trees/$ver/$variant
 [ -d "$ksrc" ] || "$BPFLOCK_ROOT/scripts/kernel.sh" "$variant" >/dev/null
 out=$BPFLOCK_CACHE/tests/$ver
+mkdir -p "$BPFLOCK_CACHE/tests"
 # one test build per base at a time: a second run waits, then finds it
 # up to date (taken before the tree's lock, as scripts/kernel.sh does)
 exec 6>"$out.lock"
