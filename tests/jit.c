@@ -36,7 +36,9 @@
  * array maps with a lock meanwhile. Invariant: a map no program or
  * syscall ever locked shows lock_contended 0; a free that comes first
  * lets the dumps count into per-CPU memory those maps were then given.
- * The victim maps must show contention, else the window was not opened.
+ * The victim maps must show contention, else the window was not opened:
+ * on 6.1 it never was here (two dumps never met on one element), so the
+ * case skips there.
  *
  * pair_emitted: a JIT-ed bpf_spin_lock_pair()/bpf_spin_unlock_pair() is
  * emitted inline too: the words ordered by address (cmp rdi, rsi and two
@@ -462,8 +464,10 @@ out:
 
 #define UAF_ROUNDS 30
 #define UAF_NSOCK 48
+/* The victim's value: large, so that a dump copies it for a while */
 #define UAF_VSIZE 60000
 #define UAF_PROBES 64
+#define OPTMEM_SYSCTL "/proc/sys/net/core/optmem_max"
 
 /* BTF of {lock, data} values: the victim's (large) and the probes' */
 struct uaf_btf {
@@ -624,15 +628,25 @@ out:
 static void counters_outlive_elements(struct kt *t, const void *arg)
 {
 	struct uaf_dumper d[2] = { { .cpu = 0 }, { .cpu = 1 } };
-	int socks[UAF_NSOCK], r, i, hits = 0, probes = 0;
+	int socks[UAF_NSOCK], r, i, hits = 0, probes = 0, optmem;
 	long long victim_contended = 0;
 	volatile int stop = 0;
 	struct uaf_btf b;
 	pthread_t th[2];
 	void *v;
 
-	if (!uaf_btf_load(t, &b) || !uaf_sockets(t, socks))
+	if (!strcmp(kt_base(), "6.1")) {
+		/* the counters' free comes after map_free there too (0042) */
+		kt_skip(t, "on 6.1 two dumps were never seen contending on one element (0 in 30 rounds), so the window this case needs does not open there");
 		return;
+	}
+	/* a socket's storage is charged to its optmem */
+	optmem = sysctl_get(OPTMEM_SYSCTL);
+	if (optmem < 2 * UAF_VSIZE && !KT_TRUE(t, sysctl_set(OPTMEM_SYSCTL, 2 * UAF_VSIZE),
+					     "raise net.core.optmem_max"))
+		return;
+	if (!uaf_btf_load(t, &b) || !uaf_sockets(t, socks))
+		goto out;
 	v = calloc(1, UAF_VSIZE);
 	for (i = 0; i < 2; i++) {
 		d[i].stop = &stop;
@@ -652,6 +666,9 @@ static void counters_outlive_elements(struct kt *t, const void *arg)
 		close(socks[i]);
 	close(b.fd);
 	free(v);
+out:
+	if (optmem < 2 * UAF_VSIZE)
+		sysctl_set(OPTMEM_SYSCTL, optmem);
 }
 
 static const struct kt_case cases[] = {
