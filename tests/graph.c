@@ -14,6 +14,12 @@
  *   that global lock (the .data.TREE section's) in its fdinfo
  *   (lock_contended, lock_wait_ns) stay 0 while one thread runs the
  *   program and rise when four do (ours: 0026).
+ * - xlated_hides_object_meta: a loader with CAP_BPF, CAP_PERFMON and
+ *   CAP_NET_ADMIN but no CAP_SYSLOG (kptr_restrict=1) reads list_push_pop's
+ *   translated program, where the verifier loaded the type's
+ *   btf_struct_meta into R2 for bpf_obj_new() and bpf_obj_drop(): no
+ *   64-bit immediate may hold a kernel address (stock-6.12 shows it, a
+ *   heap address; found by the attacker review of 0026).
  * - roots_refused: the object's BTF, which holds both roots, is refused
  *   with EINVAL by BPF_BTF_LOAD (baseline only).
  * - user_copy_roots_zero: what a lookup copies to user space shows the
@@ -30,6 +36,10 @@
  *   verdict.
  */
 #include <errno.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +145,83 @@ static void global_lock_contention(struct kt *t, const void *arg)
 	bpf_object__close(obj);
 }
 
+#define KPTR_RESTRICT "/proc/sys/kernel/kptr_restrict"
+#define KERNEL_HALF 0xff00000000000000ULL	/* x86-64, 4- and 5-level paging */
+
+/*
+ * In a child with only CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN: load
+ * list_push_pop and read its translated program. Exit status: the 64-bit
+ * immediates that look like kernel addresses (capped at 50), 100 when
+ * there is no plain 64-bit immediate at all (nothing was tested), 101 on
+ * a setup error.
+ */
+static int meta_child(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+	__u64 keep = (1ULL << CAP_BPF) | (1ULL << CAP_PERFMON) | (1ULL << CAP_NET_ADMIN);
+	struct embedded_obj o = EMBEDDED_OBJ(graph);
+	struct kt t = { .name = "meta_child" };
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), i, n;
+	struct bpf_insn insns[512];
+	struct bpf_object *obj;
+	int fd, plain = 0, kernel = 0;
+	__u64 imm;
+
+	d[0].effective = d[0].permitted = (__u32)keep;
+	d[1].effective = d[1].permitted = keep >> 32;
+	if (syscall(SYS_capset, &h, d))
+		return 101;
+	obj = obj_load(&t, &o, (const char *const[]){ "list_push_pop", NULL });
+	if (!obj)
+		return 101;
+	fd = obj_prog_fd(&t, obj, "list_push_pop");
+	info.xlated_prog_len = sizeof(insns);
+	info.xlated_prog_insns = (__u64)(unsigned long)insns;
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.xlated_prog_len ||
+	    info.xlated_prog_len > sizeof(insns))
+		return 101;
+	n = info.xlated_prog_len / sizeof(insns[0]);
+	for (i = 0; i + 1 < n; i++) {
+		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW) || insns[i].src_reg)
+			continue;
+		imm = (__u64)(__u32)insns[i + 1].imm << 32 | (__u32)insns[i].imm;
+		printf("    # xlated_hides_object_meta: insn %u: r%u = %#llx\n", i, insns[i].dst_reg,
+		       (unsigned long long)imm);
+		plain++;
+		if (imm >= KERNEL_HALF)
+			kernel++;
+		i++;
+	}
+	bpf_object__close(obj);
+	if (!plain)
+		return 100;
+	return kernel > 50 ? 50 : kernel;
+}
+
+static void xlated_hides_object_meta(struct kt *t, const void *arg)
+{
+	int restrict_was = sysctl_get(KPTR_RESTRICT), st = -1;
+	pid_t pid;
+
+	if (!KT_TRUE(t, restrict_was >= 0 && sysctl_set(KPTR_RESTRICT, 1), "kptr_restrict=1"))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		st = meta_child();
+		fflush(stdout);
+		_exit(st);
+	}
+	if (KT_TRUE(t, pid > 0, "fork") && KT_TRUE(t, waitpid(pid, &st, 0) == pid, "waitpid") &&
+	    KT_TRUE(t, WIFEXITED(st) && WEXITSTATUS(st) != 101,
+		    "the child loads list_push_pop and reads its translated program") &&
+	    KT_TRUE(t, WEXITSTATUS(st) != 100, "the program has a plain 64-bit immediate"))
+		KT_EQ(t, WEXITSTATUS(st), 0, "kernel addresses shown without CAP_SYSLOG");
+	sysctl_set(KPTR_RESTRICT, restrict_was);
+}
+
 static void roots_refused(struct kt *t, const void *arg)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(graph);
@@ -162,6 +249,8 @@ int main(int argc, char **argv)
 		{ "user_copy_roots_zero", KT_BEYOND, user_copy_roots_zero, NULL,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "global_lock_contention", KT_BEYOND, global_lock_contention, NULL,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "xlated_hides_object_meta", KT_BEYOND, xlated_hides_object_meta, NULL,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 	};
 	struct embedded_obj fail = EMBEDDED_OBJ(graph_fail);
