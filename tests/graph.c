@@ -34,6 +34,10 @@
  *   probes there (callbacks, subprograms, branches, the lock word, other
  *   lookups, objects, inner maps and sections), each with stock-6.12's
  *   verdict.
+ * - the programs of progs/graph_pair.bpf.c (ours only): two lists, or a
+ *   list and the global tree, changed together under bpf_spin_lock_pair();
+ *   a root beside neither lock, a node after the unlock, and an object's
+ *   lock in a pair refused.
  */
 #include <errno.h>
 #include <linux/capability.h>
@@ -254,17 +258,21 @@ int main(int argc, char **argv)
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 	};
 	struct embedded_obj fail = EMBEDDED_OBJ(graph_fail);
-	struct kt_case *cases;
-	int n, i;
+	struct embedded_obj pair = EMBEDDED_OBJ(graph_pair);
+	struct kt_case *cases, *pcases;
+	int n, np, i;
 
 	n = annotated_cases(&fail, &cases);
-	if (n < 0) {
-		fprintf(stderr, "cannot read the programs of %s\n", fail.name);
+	np = annotated_cases(&pair, &pcases);
+	if (n < 0 || np < 0) {
+		fprintf(stderr, "cannot read the programs of %s and %s\n", fail.name, pair.name);
 		return 1;
 	}
-	cases = realloc(cases, (n + KT_ARRAY_SIZE(named)) * sizeof(*cases));
+	cases = realloc(cases, (n + np + KT_ARRAY_SIZE(named)) * sizeof(*cases));
 	if (!cases)
 		return 1;
+	for (i = 0; i < np; i++)
+		cases[n++] = pcases[i];
 	for (i = 0; i < (int)KT_ARRAY_SIZE(named); i++)
 		cases[n++] = named[i];
 	return kt_main(argc, argv, "graph", cases, n);

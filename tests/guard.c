@@ -850,12 +850,6 @@ out:
 	bpf_object__close(obj);
 }
 
-/* The pair is 6.1's (0022): no 6.12 kernel has it yet (issue 37). */
-static void skip_without_pair(struct kt *t, const void *arg)
-{
-	kt_skip(t, "needs bpf_spin_lock_pair(), not in the %s series yet (issue 37)", kt_base());
-}
-
 int main(int argc, char **argv)
 {
 	/* the ones that may end the guest on a kernel without the guard last */
@@ -878,19 +872,14 @@ int main(int argc, char **argv)
 		{ "nmi_storm_kprobe", KT_BEYOND, guard_storm, &nmi_kprobe,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		/* stock has no pair kfuncs */
-		{ "nmi_storm_pair", KT_BEYOND, guard_storm, &nmi_pair },
+		{ "nmi_storm_pair", KT_BEYOND, guard_storm, &nmi_pair,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 		/* stock deadlocks here, before nmi_storm */
 		{ "nmi_bucket_cycle", KT_BEYOND, guard_storm, &bucket_cycle,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "nmi_storm", KT_BEYOND, guard_storm, &nmi_lock, KT_ON_BASE("6.12", KT_BEYOND) },
 	};
 
-	unsigned int i;
-
-	if (strcmp(kt_base(), "6.1"))
-		for (i = 0; i < KT_ARRAY_SIZE(cases); i++)
-			if (cases[i].arg == &nmi_pair)
-				cases[i].fn = skip_without_pair;
 	serial_irq_to_cpu0();
 	guard_cases = cases;
 	guard_ncases = KT_ARRAY_SIZE(cases);

@@ -1851,6 +1851,16 @@ static const struct ext_arg_case ext_arg_nonnull_case = {
 static const struct ext_arg_case ext_ctx_short_case = {
 	ext_ctx_target, "ext_ctx_target", ext_ctx_short, "ext_ctx_len",
 };
+/*
+ * A static function its target calls under a lock runs inside the lock
+ * region, where 6.12 lets ours call helpers (0028): an extension,
+ * verified without the lock, must not replace it. 6.12 replaces global
+ * functions only, stock and ours alike; this keeps it so.
+ */
+static const struct ext_arg_case ext_lk_case = {
+	ext_ctx_target, "ext_lk_target", ext_ctx_short, "ext_lk_fn",
+	"ext_lk_fn() is not a global function", .only = "6.12",
+};
 static const struct ext_arg_case ext_tag_ctx_case = {
 	ext_ctx_target, "ext_tag_target", ext_tag_loose, "ext_ctx_tagged", .only = "6.12",
 };
@@ -3196,6 +3206,7 @@ int main(int argc, char **argv)
 		{ "ext_tracing_ctx_refused", KT_BEYOND, ext_arg_match, &ext_tp_ctx_case,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "ext_ctx_declared_short_twin", KT_COMMON, ext_arg_match, &ext_ctx_short_case },
+		{ "ext_of_locked_static_refused", KT_FEATURE, ext_arg_match, &ext_lk_case },
 		{ "ext_syscall_ctx_past_target_refused", KT_BEYOND, ext_run_attach, &ext_run_sys,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "ext_cgroup_storage_not_target_refused", KT_BEYOND, ext_run_attach, &ext_run_cg,

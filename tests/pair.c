@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Two locks at once (0022): bpf_spin_lock_pair()/bpf_spin_unlock_pair(),
- * kfuncs stock 6.1 does not have, so every case here is "beyond".
+ * Two locks at once (6.1: 0022, 6.12: 0029): bpf_spin_lock_pair() and
+ * bpf_spin_unlock_pair(), kfuncs stock does not have, so every case here
+ * is "beyond" on both bases.
  *
  * The bank (progs/pair.bpf.c): NACC accounts of START each, in an array
  * and in a hash. Transfer programs on every vCPU move random amounts
@@ -186,9 +187,10 @@ static const struct bank_case bank_singles = { "bank", "transfer_singles", "audi
 int main(int argc, char **argv)
 {
 	static const struct kt_case fixed[] = {
-		{ "bank_array", KT_BEYOND, bank, &bank_array },
-		{ "bank_hash", KT_BEYOND, bank, &bank_hash },
-		{ "bank_two_single_locks", KT_BEYOND, bank, &bank_singles },
+		{ "bank_array", KT_BEYOND, bank, &bank_array, KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "bank_hash", KT_BEYOND, bank, &bank_hash, KT_ON_BASE("6.12", KT_BEYOND) },
+		{ "bank_two_single_locks", KT_BEYOND, bank, &bank_singles,
+		  KT_ON_BASE("6.12", KT_BEYOND) },
 	};
 	struct embedded_obj o = EMBEDDED_OBJ(pair);
 	struct kt_case *cases, *all;

@@ -440,8 +440,8 @@ static void churn(struct kt *t, const void *arg)
 
 static const struct kt_case cases[] = {
 	{ "mixed", KT_FEATURE, mixed },
-	/* the same with bpf_spin_lock_pair() among the programs (0022) */
-	{ "mixed_pairs", KT_BEYOND, mixed, "pairs" },
+	/* the same with bpf_spin_lock_pair() among the programs (0022; 6.12: 0029) */
+	{ "mixed_pairs", KT_BEYOND, mixed, "pairs", KT_ON_BASE("6.12", KT_BEYOND) },
 	{ "churn", KT_BEYOND, churn, KT_ON_BASE("6.12", KT_BEYOND) },
 };
 

@@ -2,7 +2,8 @@
 /*
  * Calls under the lock (tests/calls.c): static subprograms and the
  * helpers that cannot sleep, take no lock and run in bounded time are
- * allowed on ours; stock 6.1 allows no call but bpf_spin_unlock().
+ * allowed on ours; stock 6.1 allows no call but bpf_spin_unlock(), stock
+ * 6.12 static subprograms and the graph kfuncs, no other helper.
  * Every allowed program increments the element's counter exactly once
  * under the lock, so tests/calls.c runs them on every vCPU and checks the
  * count.
@@ -76,7 +77,7 @@ static __always_inline struct celem *elem0(void)
 
 /* Each allowed program: lock, count, call, record, unlock. */
 #define UNDER_LOCK(name, call)						\
-SEC("tc") __beyond __success __retval(0)				\
+SEC("tc") __beyond __success __retval(0) __on("6.12", "kind=beyond")	\
 int name(struct __sk_buff *skb)						\
 {									\
 	struct celem *e = elem0();					\
@@ -115,7 +116,7 @@ static __attribute__((noinline)) __u64 add_and_stamp(struct celem *e)
 	return bpf_ktime_get_ns();
 }
 
-SEC("tc") __beyond __success __retval(0)
+SEC("tc") __beyond __success __retval(0) __on("6.12", "kind=beyond")
 int call_static_subprog(struct __sk_buff *skb)
 {
 	struct celem *e = elem0();
@@ -150,6 +151,7 @@ int subprog_takes_own_lock(struct __sk_buff *skb)
 
 #define REFUSED_UNDER_LOCK(name, stmt, m)				\
 SEC("tc") __beyond __failure __msg(m) __errno(EINVAL)			\
+__on("6.12", "kind=beyond")						\
 int name(struct __sk_buff *skb)						\
 {									\
 	struct celem *e = elem0();					\
@@ -186,8 +188,9 @@ __attribute__((noinline)) int global_add(struct __sk_buff *skb)
 	return skb ? skb->len : 0;
 }
 
+/* 6.12's stock words, and its stock refuses it too */
 SEC("tc") __beyond __failure __msg("is verified without the caller's lock; make it static")
-__errno(EINVAL)
+__errno(EINVAL) __on("6.12", "msg=use static function instead") __on("6.12", "kind=feature")
 int refuse_global_subprog(struct __sk_buff *skb)
 {
 	struct celem *e = elem0();
@@ -206,8 +209,9 @@ static __attribute__((noinline)) int unlock_for_caller(struct celem *e)
 	return 0;
 }
 
+/* 6.12 lets a subprogram release its caller's lock, stock and ours alike */
 SEC("tc") __beyond __failure __msg("a subprogram may not release its caller's lock")
-__errno(EACCES)
+__errno(EACCES) __on("6.12", "success") __on("6.12", "kind=feature")
 int refuse_subprog_unlocks_caller(struct __sk_buff *skb)
 {
 	struct celem *e = elem0();

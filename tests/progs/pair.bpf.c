@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Two locks at once: bpf_spin_lock_pair()/bpf_spin_unlock_pair() (0022),
- * kfuncs stock 6.1 does not have, so every program here is "beyond".
+ * Two locks at once: bpf_spin_lock_pair()/bpf_spin_unlock_pair() (6.1:
+ * 0022, 6.12: 0029), kfuncs stock does not have, so every program here is
+ * "beyond" on both bases.
  *
  * The bank (tests/pair.c): NACC accounts; a transfer moves a random
  * amount between two random accounts (possibly the same one) under the
@@ -127,31 +128,31 @@ static __always_inline int audit(void *map)
 }
 
 /* run by tests/pair.c (the accounts are set up there) */
-SEC("tc") __beyond __load_only
+SEC("tc") __beyond __on("6.12", "kind=beyond") __load_only
 int transfer_pair(struct __sk_buff *skb)
 {
 	return transfer(&bank, 1);
 }
 
-SEC("tc") __beyond __load_only
+SEC("tc") __beyond __on("6.12", "kind=beyond") __load_only
 int transfer_pair_hash(struct __sk_buff *skb)
 {
 	return transfer(&bank_hash, 1);
 }
 
-SEC("tc") __beyond __load_only
+SEC("tc") __beyond __on("6.12", "kind=beyond") __load_only
 int transfer_singles(struct __sk_buff *skb)
 {
 	return transfer(&bank, 0);
 }
 
-SEC("tc") __beyond __load_only
+SEC("tc") __beyond __on("6.12", "kind=beyond") __load_only
 int audit_bank(struct __sk_buff *skb)
 {
 	return audit(&bank);
 }
 
-SEC("tc") __beyond __load_only
+SEC("tc") __beyond __on("6.12", "kind=beyond") __load_only
 int audit_bank_hash(struct __sk_buff *skb)
 {
 	return audit(&bank_hash);
@@ -166,7 +167,7 @@ int audit_bank_hash(struct __sk_buff *skb)
 	if (!a || !b)						\
 		return 1
 
-SEC("tc") __beyond __success __retval(0)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __success __retval(0)
 int pair_ok(struct __sk_buff *skb)
 {
 	TWO(a, b);
@@ -178,7 +179,7 @@ int pair_ok(struct __sk_buff *skb)
 }
 
 /* the same lock twice is taken once, and released once */
-SEC("tc") __beyond __success __retval(0)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __success __retval(0)
 int pair_same_lock(struct __sk_buff *skb)
 {
 	TWO(a, b);
@@ -189,7 +190,7 @@ int pair_same_lock(struct __sk_buff *skb)
 }
 
 /* two lookups of one key: one element, two ids; taken once at run time */
-SEC("tc") __beyond __success __retval(0)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __success __retval(0)
 int pair_same_key(struct __sk_buff *skb)
 {
 	__u32 k = 3;
@@ -203,7 +204,7 @@ int pair_same_key(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __success __retval(0)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __success __retval(0)
 int pair_two_maps(struct __sk_buff *skb)
 {
 	__u32 k = 0;
@@ -218,8 +219,9 @@ int pair_two_maps(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_unlock of a pair of locks: release them with bpf_spin_unlock_pair()")
+__on("6.12", "errno=EINVAL")
 int pair_then_single_unlock(struct __sk_buff *skb)
 {
 	TWO(a, b);
@@ -228,7 +230,7 @@ int pair_then_single_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair of a single lock: release it with bpf_spin_unlock()")
 int single_then_pair_unlock(struct __sk_buff *skb)
 {
@@ -238,7 +240,7 @@ int single_then_pair_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_lock_pair while holding a lock: release it first")
 int pair_under_single(struct __sk_buff *skb)
 {
@@ -250,7 +252,7 @@ int pair_under_single(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EINVAL)
 __msg("bpf_spin_lock#93 takes a second lock; take both at once with bpf_spin_lock_pair()")
 int single_under_pair(struct __sk_buff *skb)
 {
@@ -262,7 +264,7 @@ int single_under_pair(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_lock_pair while holding a lock")
 int pair_under_pair(struct __sk_buff *skb)
 {
@@ -273,7 +275,7 @@ int pair_under_pair(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EINVAL)
 __msg("bpf_spin_unlock is missing")
 int pair_missing_unlock(struct __sk_buff *skb)
 {
@@ -284,7 +286,7 @@ int pair_missing_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair of different locks: R1 and R2 are not the pair locked")
 int pair_unlock_other(struct __sk_buff *skb)
 {
@@ -299,7 +301,7 @@ int pair_unlock_other(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair without taking a lock")
 int pair_unlock_unlocked(struct __sk_buff *skb)
 {
@@ -309,7 +311,7 @@ int pair_unlock_unlocked(struct __sk_buff *skb)
 }
 
 /* One path locks (a, b), the other (a, c); the join must not be pruned. */
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_unlock_pair of different locks")
 int pair_prune_paths(struct __sk_buff *skb)
 {
@@ -327,7 +329,7 @@ int pair_prune_paths(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("bpf_spin_lock cannot be accessed directly by load/store")
 int pair_writes_lock_word(struct __sk_buff *skb)
 {
@@ -338,7 +340,7 @@ int pair_writes_lock_word(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("R2 is not a pointer to a map value")
 int pair_stack_lock(struct __sk_buff *skb)
 {
@@ -350,7 +352,7 @@ int pair_stack_lock(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("doesn't point to 'struct bpf_spin_lock'")
 int pair_wrong_offset(struct __sk_buff *skb)
 {
@@ -360,7 +362,7 @@ int pair_wrong_offset(struct __sk_buff *skb)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EINVAL)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EINVAL)
 __msg("function calls are not allowed while holding a lock")
 int pair_call_under(struct __sk_buff *skb)
 {
@@ -379,8 +381,9 @@ static __noinline int release_callers(struct account *a, struct account *b)
 	return 0;
 }
 
-SEC("tc") __beyond __failure __errno(EACCES)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("a subprogram may not release its caller's locks")
+__on("6.12", "success")	/* 6.12 lets a subprogram release its caller's lock */
 int pair_subprog_unlock(struct __sk_buff *skb)
 {
 	TWO(a, b);
@@ -399,7 +402,7 @@ static __noinline int move_one(struct account *a, struct account *b)
 	return 0;
 }
 
-SEC("tc") __beyond __success __retval(0)
+SEC("tc") __beyond __on("6.12", "kind=beyond") __success __retval(0)
 int pair_subprog_works(struct __sk_buff *skb)
 {
 	TWO(a, b);
@@ -410,9 +413,12 @@ int pair_subprog_works(struct __sk_buff *skb)
 	return 0;
 }
 
-/* the program types 6.1 lets call kfuncs: not socket filters */
-SEC("socket") __beyond __failure __errno(EACCES)
+/* the program types 6.1 lets call kfuncs: not socket filters (6.12: every
+ * type that may lock)
+ */
+SEC("socket") __beyond __on("6.12", "kind=beyond") __failure __errno(EACCES)
 __msg("calling kernel function bpf_spin_lock_pair is not allowed")
+__on("6.12", "success")
 int pair_in_socket_filter(struct __sk_buff *skb)
 {
 	TWO(a, b);
