@@ -672,9 +672,8 @@ out:
 }
 
 static const struct kt_case cases[] = {
-	{ "inline_emitted", KT_BEYOND, inline_emitted },
+	{ "inline_emitted", KT_BEYOND, inline_emitted, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
 	{ "jit_and_interpreter_share", KT_FEATURE, jit_and_interpreter_share },
-	/* on 6.12 the helper counts (0026): there is no inline lock yet */
 	{ "fdinfo_contention", KT_BEYOND, fdinfo_contention, NULL,
 	  KT_ON_BASE("6.12", KT_BEYOND) },
 	{ "xlated_names_map", KT_BEYOND, xlated_names_map, NULL,
@@ -682,8 +681,9 @@ static const struct kt_case cases[] = {
 	{ "counters_outlive_elements", KT_BEYOND, counters_outlive_elements, NULL,
 	  KT_ON_BASE("6.12", KT_BEYOND) },
 	/* stock has no pair kfuncs */
-	{ "pair_emitted", KT_BEYOND, pair_emitted },
-	{ "pair_jit_and_interpreter_share", KT_BEYOND, pair_jit_and_interpreter_share },
+	{ "pair_emitted", KT_BEYOND, pair_emitted, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
+	{ "pair_jit_and_interpreter_share", KT_BEYOND, pair_jit_and_interpreter_share, NULL,
+	  KT_ON_BASE("6.12", KT_BEYOND) },
 };
 
 int main(int argc, char **argv)

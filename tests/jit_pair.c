@@ -416,11 +416,11 @@ out:
 }
 
 static const struct kt_case cases[] = {
-	{ "slowpath_tracer", KT_BEYOND, slowpath_tracer },
-	{ "pair_storm", KT_BEYOND, pair_storm },
-	{ "tail_pair", KT_BEYOND, tail_pair },
-	{ "harden_pair", KT_BEYOND, harden_pair },
-	{ "two_maps_poison", KT_BEYOND, two_maps_poison },
+	{ "slowpath_tracer", KT_BEYOND, slowpath_tracer, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
+	{ "pair_storm", KT_BEYOND, pair_storm, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
+	{ "tail_pair", KT_BEYOND, tail_pair, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
+	{ "harden_pair", KT_BEYOND, harden_pair, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
+	{ "two_maps_poison", KT_BEYOND, two_maps_poison, NULL, KT_ON_BASE("6.12", KT_BEYOND) },
 };
 
 int main(int argc, char **argv)
