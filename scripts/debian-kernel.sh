@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetch Debian's own binary kernel of the tree's version (linux-image-amd64
-# at linux-source-6.1's version) and print its vmlinuz path: the stock peer
-# of the debian flavour, exactly what a Debian user runs today.
+# at linux-source-6.1's version; on Debian 12, 6.12's is the metapackage
+# linux-image-6.12-amd64) and print its vmlinuz path: the stock peer of the
+# debian flavour, exactly what a Debian user runs today.
 # usage: scripts/debian-kernel.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -9,9 +10,13 @@ set -euo pipefail
 ver=$(installed_version)
 dir=$BPFLOCK_CACHE/debian-binary/$ver
 if [ ! -f "$dir/.ready" ]; then
-	pkg=$(apt-cache show "linux-image-amd64=$ver" 2>/dev/null |
+	case "$BASE" in
+	6.1) meta=linux-image-amd64 ;;
+	*) meta=linux-image-$BASE-amd64 ;;
+	esac
+	pkg=$(apt-cache show "$meta=$ver" 2>/dev/null |
 		sed -n 's/^Depends: \(linux-image-[^ ]*\) .*/\1/p' | head -n 1)
-	[ -n "$pkg" ] || die "apt has no linux-image-amd64 $ver: run apt-get update (or set DEBIAN_STOCK=build to build stock with Debian's config)"
+	[ -n "$pkg" ] || die "apt has no $meta $ver: run apt-get update (or set DEBIAN_STOCK=build to build stock with Debian's config)"
 	say "fetching Debian's $pkg $ver"
 	rm -rf "$dir"
 	mkdir -p "$dir/root"
