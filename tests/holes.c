@@ -3279,8 +3279,11 @@ int main(int argc, char **argv)
 		{ "review52_partial_zero_half", KT_COMMON, review52_pruned,
 		  (void *)R52_PARTIAL_ZERO_HALF },
 		{ "review52_cb_counter", KT_COMMON, review52_cb_counter, NULL },
-		{ "review52_cb_counter_narrow", KT_BEYOND, review52_cb_counter, (void *)1 },
-		{ "review52_cb_st_toggle", KT_BEYOND, review52_cb_st_toggle, (void *)1 },
+		/* stock-6.12 loads them too: 6.12 converges the callback */
+		{ "review52_cb_counter_narrow", KT_BEYOND, review52_cb_counter, (void *)1,
+		  KT_ON_BASE("6.12", KT_COMMON) },
+		{ "review52_cb_st_toggle", KT_BEYOND, review52_cb_st_toggle, (void *)1,
+		  KT_ON_BASE("6.12", KT_COMMON) },
 		{ "review52_cb_st_toggle_w", KT_COMMON, review52_cb_st_toggle, NULL },
 		{ "review52_subprog_st_zero", KT_COMMON, review52_subprog_st_zero },
 		{ "review52_via_ptr", KT_COMMON, review52_pruned, (void *)R52_VIA_PTR },

@@ -164,6 +164,7 @@ int iter_s_bump(struct bpf_iter__task *ctx)
 }
 
 SEC("uprobe.s") __beyond __success __load_only
+__on("6.12", "kind=beyond")
 int uprobe_s_bump(void *ctx)
 {
 	if (from_test())
@@ -199,6 +200,7 @@ int copy_then_lock(struct copy_ctx *ctx)
 /* A sleepable helper under the lock: it may sleep with interrupts off. */
 SEC("syscall") __beyond __failure __errno(EINVAL)
 __msg("function calls are not allowed while holding a lock: bpf_copy_from_user#148 is not one of")
+__on("6.12", "kind=beyond")
 int copy_under_lock_syscall(struct copy_ctx *ctx)
 {
 	int key = 0;
@@ -217,6 +219,7 @@ int copy_under_lock_syscall(struct copy_ctx *ctx)
 
 SEC("fentry.s/__x64_sys_getpgid") __needs_error_injection __beyond __failure __errno(EINVAL)
 __msg("function calls are not allowed while holding a lock: bpf_copy_from_user#148 is not one of")
+__on("6.12", "kind=beyond")
 int copy_under_lock_fentry(void *ctx)
 {
 	int key = 0;

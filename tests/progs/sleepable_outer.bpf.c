@@ -115,6 +115,7 @@ int outer_lock_lsm_s(void *ctx)
 /* Still no sleepable helper under a lock reached through an outer map. */
 SEC("syscall") __beyond __failure __errno(EINVAL)
 __msg("function calls are not allowed while holding a lock: bpf_copy_from_user#148 is not one of")
+__on("6.12", "kind=beyond")
 int outer_copy_under_lock(struct copy_ctx *ctx)
 {
 	int key = 0;
