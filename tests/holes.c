@@ -363,6 +363,21 @@ static bool only_on_61(struct kt *t, const char *why)
 	return false;
 }
 
+/* A 6.1 case run through only_on_61(), with why 6.12 refuses it everywhere. */
+struct case_61 {
+	void (*fn)(struct kt *t, const void *arg);
+	const void *arg;
+	const char *why_612;
+};
+
+static void run_on_61(struct kt *t, const void *arg)
+{
+	const struct case_61 *c = arg;
+
+	if (only_on_61(t, c->why_612))
+		c->fn(t, c->arg);
+}
+
 /* 6.12's words for review50_guard_zero and review50_zero_covers_narrowed_spill */
 #define UNBOUNDED_612 \
 	"math between map_value pointer and register with unbounded min value is not allowed"
@@ -3148,6 +3163,37 @@ static void review59_cb_uninit(struct kt *t, const void *arg)
 	close(map);
 }
 
+/* The 6.1 cases that 6.12 refuses on every kernel (run_on_61()). */
+static const struct case_61 leak_demo_61 = {
+	leak_demo, NULL,
+	"refuses P1 (stock and ours: \"bpf_spin_unlock of different lock\")",
+};
+
+static const struct case_61 cb_runs_leak_demo_61 = {
+	cb_runs_leak_demo, NULL,
+	"refuses both programs (stock and ours: the lock's offset)",
+};
+
+static const struct case_61 review_one_budget_61 = {
+	review_one_budget, (void *)(2 * BUDGET_BODY),
+	"refuses it (stock and ours: EACCES)",
+};
+
+static const struct case_61 review_one_budget_twin_61 = {
+	review_one_budget, (void *)BUDGET_BODY,
+	"refuses it (stock and ours: EACCES)",
+};
+
+static const struct case_61 inner_percpu_leak_demo_61 = {
+	inner_percpu_leak_demo, NULL,
+	"refuses both programs (stock and ours: \"bpf_spin_unlock of different lock\")",
+};
+
+static const struct case_61 review51_guard_loop_61 = {
+	review51_guard_loop, NULL,
+	"refuses it (stock and ours: an unbounded index)",
+};
+
 int main(int argc, char **argv)
 {
 	struct embedded_obj o = EMBEDDED_OBJ(holes);
@@ -3169,7 +3215,7 @@ int main(int argc, char **argv)
 		{ "prune_spill_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_SPILL },
 		{ "prune_callee_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_CALLEE },
 		{ "prune_loop_twin", KT_FEATURE, prune_twin_accepted, (void *)VIA_LOOP },
-		{ "leak_demo", KT_BEYOND, leak_demo },
+		{ "leak_demo", KT_BEYOND, run_on_61, &leak_demo_61, KT_ON_BASE("6.12", KT_COMMON) },
 		{ "inner_map_array_lock_refused", KT_BEYOND, inner_map_lock_refused,
 		  (void *)BPF_MAP_TYPE_ARRAY_OF_MAPS,
 		  KT_ON_BASE("6.12", KT_FEATURE) },
@@ -3216,17 +3262,18 @@ int main(int argc, char **argv)
 		{ "ext_socket_filter_twin", KT_COMMON, ext_run_attach, &ext_run_sf_twin },
 		{ "ext_writable_tp_past_buffer_refused", KT_BEYOND, ext_run_attach, &ext_run_tpw,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
-		{ "ext_changes_pkt_data_refused", KT_BEYOND, ext_run_attach, &ext_run_pk },
+		{ "ext_changes_pkt_data_refused", KT_BEYOND, ext_run_attach, &ext_run_pk,
+		  KT_ON_BASE("6.12", KT_COMMON) },
 		{ "ext_tag_ctx_untagged_twin", KT_COMMON, ext_arg_match, &ext_tag_ctx_case },
 		{ "ext_tag_nonnull_checked_twin", KT_COMMON, ext_arg_match, &ext_tag_nonnull_case },
 		{ "ext_tag_trusted_wider_twin", KT_COMMON, ext_arg_match, &ext_tag_trusted_case },
-		{ "cb_runs_leak_demo", KT_BEYOND, cb_runs_leak_demo },
+		{ "cb_runs_leak_demo", KT_BEYOND, run_on_61, &cb_runs_leak_demo_61, KT_ON_BASE("6.12", KT_COMMON) },
 		/* the outside review of 0025-0029; the rest in holes_review.bpf.c */
 		{ "review_linked_scalars", KT_BEYOND, review_linked_scalars, (void *)1,
 		  KT_ON_BASE("6.12", KT_FEATURE) },
 		{ "review_linked_scalars_twin", KT_COMMON, review_linked_scalars, NULL },
-		{ "review_one_budget", KT_BEYOND, review_one_budget, (void *)(2 * BUDGET_BODY) },
-		{ "review_one_budget_twin", KT_BEYOND, review_one_budget, (void *)BUDGET_BODY },
+		{ "review_one_budget", KT_BEYOND, run_on_61, &review_one_budget_61, KT_ON_BASE("6.12", KT_COMMON) },
+		{ "review_one_budget_twin", KT_BEYOND, run_on_61, &review_one_budget_twin_61, KT_ON_BASE("6.12", KT_COMMON) },
 		{ "review_cb_args_pruned", KT_BEYOND, review_cb_args_pruned,
 		  KT_ON_BASE("6.12", KT_BEYOND) },
 		{ "review_caller_loop_converges", KT_COMMON, review_caller_loop_converges,
@@ -3256,7 +3303,7 @@ int main(int argc, char **argv)
 		{ "review09_reset_in_subprog", KT_COMMON, review09_reset_elsewhere, (void *)2 },
 		{ "review09_toggle", KT_COMMON, review09_toggle },
 		{ "review09_iter_around_loop", KT_COMMON, review09_iter_around_loop },
-		{ "inner_percpu_leak_demo", KT_BEYOND, inner_percpu_leak_demo },
+		{ "inner_percpu_leak_demo", KT_BEYOND, run_on_61, &inner_percpu_leak_demo_61, KT_ON_BASE("6.12", KT_COMMON) },
 		/* fifth review (0050, 0051): findings, red until fixed */
 		{ "review51_pruned_before_store", KT_COMMON, review51_pruned_before_store },
 		{ "review50_zero_covers_narrowed_spill", KT_COMMON,
@@ -3266,7 +3313,7 @@ int main(int argc, char **argv)
 		{ "review50_guard_zero", KT_COMMON, review50_guard, NULL },
 		{ "review51_guard_subprog", KT_COMMON, review51_guard_subprog },
 		/* stock walks the callback once, from fp-8 = 0: accepted */
-		{ "review51_guard_loop", KT_BEYOND, review51_guard_loop },
+		{ "review51_guard_loop", KT_BEYOND, run_on_61, &review51_guard_loop_61, KT_ON_BASE("6.12", KT_COMMON) },
 		/* sixth review (0052, 0053): guards; stock walks a callback
 		 * once and accepts the two beyond ones (a 4-byte counter, a
 		 * toggle by BPF_ST through the context pointer)

@@ -51,6 +51,9 @@ static long lock_and_return(struct bpf_map *map, int *key, struct elem *val, voi
 
 /* A callback that returns holding its element's lock: stock accepts it. */
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock is missing") __errno(EINVAL)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=function calls are not allowed while holding a lock")
+__on("6.12", "kind=feature")
 int cb_returns_holding(struct __sk_buff *skb)
 {
 	return bpf_for_each_map_elem(&amap, lock_and_return, NULL, 0);
@@ -85,6 +88,9 @@ static long lock_other(struct bpf_map *map, int *key, struct elem *val, void *ct
 
 /* Locking the handed element and releasing another one. */
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock of different lock") __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=feature")
 int cb_unlock_other(struct __sk_buff *skb)
 {
 	return bpf_for_each_map_elem(&amap, lock_other, NULL, 0);
@@ -148,6 +154,9 @@ static long swap_elems(__u32 i, struct two_elems *c)
  */
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=feature")
 int loop_swap_pointers(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;
@@ -167,6 +176,9 @@ int loop_swap_pointers(struct __sk_buff *skb)
 
 /* Run by run, the verifier sees the two swaps put a back: wrong unlock. */
 SEC("tc") __beyond __failure __msg("bpf_spin_unlock of different lock") __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=feature")
 int loop_swap_pointers_runs(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;
@@ -221,6 +233,8 @@ static long copy_elem(__u32 i, struct two_elems *c)
  */
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
+__on("6.12", "msg=R1 type=scalar expected=map_value")
+__on("6.12", "kind=feature")
 int loop_zero_calls(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -272,6 +286,8 @@ static long lock_then_forget(__u32 i, struct two_elems *c)
  */
 SEC("tc") __beyond __failure __msg("a callback cannot overwrite the pointer its caller spilled")
 __errno(EACCES)
+__on("6.12", "msg=R1 type=scalar expected=map_value")
+__on("6.12", "kind=feature")
 int loop_scalar_over_pointer(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -372,6 +388,9 @@ int loop_scalar_hides_exit(struct __sk_buff *skb)
  */
 SEC("tc") __beyond __failure __msg("R1 off 20 doesn't point to 'struct bpf_spin_lock' at off 4")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=off 20 doesn't point to 'struct bpf_spin_lock' that is at 4")
+__on("6.12", "kind=feature")
 int loop_scalar_moves_lock(struct __sk_buff *skb)
 {
 	int k0 = 0;

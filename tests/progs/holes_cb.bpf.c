@@ -81,6 +81,9 @@ static long step_by_g(__u32 i, struct run_ctx *c)
 
 SEC("tc") __beyond __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=off 20 doesn't point to 'struct bpf_spin_lock' that is at 4")
+__on("6.12", "kind=feature")
 int cb_runs_pruned_by_ctx_read(struct __sk_buff *skb)
 {
 	struct run_ctx c = {};
@@ -118,6 +121,9 @@ static long step_back_by_g(__u32 i, struct run_ctx *c)
 
 SEC("tc") __beyond __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=off -12 doesn't point to 'struct bpf_spin_lock' that is at 4")
+__on("6.12", "kind=feature")
 int cb_runs_pruned_unlocks_other(struct __sk_buff *skb)
 {
 	struct run_ctx c = {};
@@ -141,6 +147,9 @@ int cb_runs_pruned_unlocks_other(struct __sk_buff *skb)
 /* The same with "go on" on both paths: the second run is walked (stock walks one). */
 SEC("tc") __beyond __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=off 20 doesn't point to 'struct bpf_spin_lock' that is at 4")
+__on("6.12", "kind=feature")
 int cb_runs_second_run_walked(struct __sk_buff *skb)
 {
 	struct run_ctx c = {};
@@ -163,6 +172,9 @@ int cb_runs_second_run_walked(struct __sk_buff *skb)
  */
 SEC("tc") __beyond __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=off 20 doesn't point to 'struct bpf_spin_lock' that is at 4")
+__on("6.12", "kind=feature")
 int prune_stack_read_via_pointer(struct __sk_buff *skb)
 {
 	int k0 = 0;
@@ -514,6 +526,9 @@ static long swap_elems_elem(struct bpf_map *map, int *key, long *val,
 
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=feature")
 int for_each_inner_map_any_size(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;
@@ -563,6 +578,9 @@ struct {
 
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=feature")
 int for_each_inner_percpu_any_size(struct __sk_buff *skb)
 {
 	int k0 = 0, k1 = 1;
@@ -589,6 +607,9 @@ int for_each_inner_percpu_any_size(struct __sk_buff *skb)
  */
 SEC("tc") __beyond __failure __msg("a callback cannot store a pointer into its caller's stack")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=feature")
 int for_each_inner_percpu_unlocks_other(struct __sk_buff *skb)
 {
 	int k0 = 0, k2 = 2;
@@ -782,6 +803,9 @@ static long count_outer(__u32 i, struct count_ctx *c)
 
 SEC("tc") __beyond __failure __msg("doesn't point to 'struct bpf_spin_lock'")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=off 20 doesn't point to 'struct bpf_spin_lock' that is at 4")
+__on("6.12", "kind=feature")
 int cb_count_from_ctx_pruned(struct __sk_buff *skb)
 {
 	struct count_ctx c = {};
@@ -942,6 +966,9 @@ static long find_vma_swap(struct task_struct *task, struct vm_area_struct *vma,
 
 SEC("kprobe") __beyond __load_only __failure __msg("bpf_spin_unlock of different lock")
 __errno(EACCES)
+__on("6.12", "errno=EINVAL")
+__on("6.12", "msg=bpf_spin_unlock of different lock")
+__on("6.12", "kind=beyond")
 int find_vma_zero_runs(void *ctx)
 {
 	int k0 = 0, k1 = 1;
