@@ -2,9 +2,10 @@
 # `make deb`: installable Debian packages of a kernel variant (default ours)
 # built from Debian's own config for the tree version, reduced with make
 # localmodconfig. Leaves linux-image, linux-headers (and linux-libc-dev,
-# linux-image-dbg), SHA256SUMS and the static bpflock-check in build/deb.
+# linux-image-dbg), SHA256SUMS and the static bpflock-check in build/deb
+# (6.1) or build/BASE/deb.
 #
-# usage: scripts/deb.sh [ours|stock|baseline]
+# usage: [BASE=6.1|6.12] scripts/deb.sh [ours|stock|baseline]
 # env:   MODULES=file   the modules to keep (lsmod output or one name per
 #                       line); default: the modules loaded on this machine,
 #                       or, when it has none (a container), the QEMU guest's
@@ -48,7 +49,7 @@ make -s -C "$tree" O="$out" -j"$JOBS" CC="ccache gcc" \
 	die "make bindeb-pkg failed; full log: $out/deb.log"
 }
 
-dest=$BPFLOCK_ROOT/build/deb
+dest=$(deb_dir)
 rm -rf "$dest"
 mkdir -p "$dest"
 mv "$tree"/*.deb "$dest/"

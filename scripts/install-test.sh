@@ -11,7 +11,8 @@
 # boots are compared: a different outcome fails unless it is listed with
 # its reason in config/install-differences.txt.
 #
-# usage: scripts/install-test.sh     (after make deb; results in build/results/install)
+# usage: [BASE=6.1|6.12] scripts/install-test.sh   (after make deb of that base;
+#        results in build/results/install, or build/results/BASE/install)
 # env:   SUITE (bookworm), MIRROR (the apt source of this machine),
 #        CONTROL=0 to skip the Debian-kernel boot (and the comparison),
 #        BOOT_TIMEOUT (2400 s per boot), RUN_SECONDS (2 s per tool, after one round of load)
@@ -20,15 +21,15 @@ set -euo pipefail
 
 "$BPFLOCK_ROOT/scripts/deps.sh" debian
 [ "$(id -u)" -eq 0 ] || die "the install test needs root (debootstrap, chroot, mounts): run it with sudo"
-debs=$BPFLOCK_ROOT/build/deb
-[ -f "$debs/RELEASE" ] || die "no packages in $debs: run make deb first"
+debs=$(deb_dir)
+[ -f "$debs/RELEASE" ] || die "no packages in $debs: run BASE=$BASE make deb first"
 release=$(cat "$debs/RELEASE")
-(cd "$debs" && sha256sum --quiet -c SHA256SUMS) || die "$debs/SHA256SUMS does not match: run make deb again"
+(cd "$debs" && sha256sum --quiet -c SHA256SUMS) || die "$debs/SHA256SUMS does not match: run BASE=$BASE make deb again"
 
 suite=${SUITE:-bookworm}
 mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
 mirror=${mirror:-http://deb.debian.org/debian}
-results=$BPFLOCK_ROOT/build/results/install
+results=$(results_root)/install
 differences=$BPFLOCK_ROOT/config/install-differences.txt
 [ -f "$differences" ] || die "$differences is missing: it lists the intended differences (restore it from git)"
 mkdir -p "$results"

@@ -56,6 +56,16 @@ results_root() {
 	fi
 }
 
+# Where make deb leaves a base's packages: build/deb on 6.1,
+# build/BASE/deb on another base, so that the bases' packages coexist.
+deb_dir() {
+	if [ "$BASE" = 6.1 ]; then
+		echo "$BPFLOCK_ROOT/build/deb"
+	else
+		echo "$BPFLOCK_ROOT/build/$BASE/deb"
+	fi
+}
+
 # Patches of the base's series in order; with a count, only the first N.
 # No series file: no patch yet.
 series_patches() {
