@@ -21,7 +21,9 @@ for b in $BPFLOCK_BASES; do
 	fi
 done
 if [ "${1:-}" = debian ]; then
-	PACKAGES+=(dpkg-dev fakeroot debootstrap e2fsprogs xz-utils)
+	# debhelper: 6.12's bindeb-pkg checks its debian/control's
+	# Build-Depends (debhelper-compat 12) before it packages.
+	PACKAGES+=(dpkg-dev fakeroot debhelper debootstrap e2fsprogs xz-utils)
 fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
