@@ -17,6 +17,9 @@ stands for every difference it matches with its verdicts, and is stale
 when it matches none.
 Writes OUTDIR/summary.txt, veristat.csv, veristat.md, differences.txt,
 bench.txt; prints the summary; exit 1 on any unexplained difference.
+stock-fails.txt beside DIFFERENCES, where it exists, gives why each
+test_progs test fails on stock; the summary names any failing top-level
+test it does not explain (a note, not a verdict).
 """
 import csv
 import fnmatch
@@ -156,6 +159,30 @@ def load_differences(path):
 PASS = {"OK", "success"}
 
 
+def load_stock_fails(diff_path):
+    """test -> reason, from stock-fails.txt ('test | cause | reason')."""
+    path = os.path.join(os.path.dirname(diff_path), "stock-fails.txt")
+    fails = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    fails[line.split(" | ")[0].strip()] = line.strip()
+    return fails, path
+
+
+def stock_fails_note(items, diff_path):
+    """One line on the top-level test_progs tests failing on stock."""
+    fails, path = load_stock_fails(diff_path)
+    failed = sorted(n for n, v in items.items() if "/" not in n and v in ("FAIL", "TIMEOUT"))
+    if not fails or not failed:
+        return None
+    unexplained = [n for n in failed if n not in fails]
+    line = (f"upstream test_progs: {len(failed)} top-level tests fail on stock, "
+            f"{len(failed) - len(unexplained)} explained in {os.path.basename(path)}")
+    return line + (f"; not explained: {' '.join(unexplained)}" if unexplained else "")
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__.split("\n\n")[1])
@@ -247,6 +274,10 @@ def main():
                         grown.append(line)
                         problems.append(f"veristat: insns more than 10% above stock's: {line}")
             extra = f"; {len(grown)} programs >10% more insns"
+        if suite == "test_progs":
+            note = stock_fails_note(items["stock"], diff_path)
+            if note:
+                report.append(note)
         summary.append(f"upstream {suite}: stock {counts('stock') or 'nothing'} ({secs['stock']} s) | "
                        f"ours {counts('ours') or 'nothing'} ({secs['ours']} s) | "
                        f"{intended} intended, {unexplained} unlisted differences{extra}")
