@@ -18,7 +18,7 @@ when it matches none.
 Writes OUTDIR/summary.txt, veristat.csv, veristat.md, differences.txt,
 bench.txt; prints the summary; exit 1 on any unexplained difference.
 stock-fails.txt beside DIFFERENCES, where it exists, gives why each
-test_progs test fails on stock; the summary names any failing top-level
+test_progs test fails on stock; the report names any failing top-level
 test it does not explain (a note, not a verdict).
 """
 import csv
@@ -160,14 +160,13 @@ PASS = {"OK", "success"}
 
 
 def load_stock_fails(diff_path):
-    """test -> reason, from stock-fails.txt ('test | cause | reason')."""
+    """The tests stock-fails.txt explains ('test | cause | reason')."""
     path = os.path.join(os.path.dirname(diff_path), "stock-fails.txt")
-    fails = {}
+    fails = set()
     if os.path.exists(path):
         with open(path) as f:
-            for line in f:
-                if line.strip() and not line.startswith("#"):
-                    fails[line.split(" | ")[0].strip()] = line.strip()
+            fails = {line.split(" | ")[0].strip() for line in f
+                     if line.strip() and not line.startswith("#")}
     return fails, path
 
 
